@@ -1,0 +1,137 @@
+package dev.llmresilience.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One model endpoint, {@code llm.endpoints.<name>}: where it is, which model it serves, and, for
+ * any resilience key, an override of {@code llm.defaults}. Each endpoint is one circuit-breaker
+ * bucket; to give a model in two regions two buckets, configure two endpoints.
+ */
+public class EndpointProperties extends ResilienceProperties {
+
+	/** Base URL of the OpenAI-compatible API, up to and including the version, e.g. https://api.openai.com/v1. Required. */
+	private @Nullable String baseUrl;
+
+	/** API key sent as "Authorization: Bearer". Leave empty for servers that need none (Ollama, vLLM). Never logged or shown. */
+	private @Nullable String apiKey;
+
+	/** Model name sent in each request, e.g. gpt-4o. Required. */
+	private @Nullable String model;
+
+	/** Wire protocol. Only "openai" (OpenAI-compatible chat completions) is supported. */
+	private String protocol = "openai";
+
+	/** Order within the default route: lower is tried first. */
+	private int priority = 0;
+
+	/** A free-form label (e.g. "us", "eu") shown in the actuator output and metrics. */
+	private @Nullable String region;
+
+	/** Whether the endpoint takes part in routes; a disabled endpoint is skipped. */
+	private boolean enabled = true;
+
+	/** Extra request headers, e.g. OpenAI-Organization. Their values are never logged or shown. */
+	private Map<String, String> headers = new LinkedHashMap<>();
+
+	/** Price of the model's tokens, to compute each response's cost. Optional. */
+	private final Price price = new Price();
+
+	public @Nullable String getBaseUrl() {
+		return this.baseUrl;
+	}
+
+	public void setBaseUrl(@Nullable String baseUrl) {
+		this.baseUrl = baseUrl;
+	}
+
+	public @Nullable String getApiKey() {
+		return this.apiKey;
+	}
+
+	public void setApiKey(@Nullable String apiKey) {
+		this.apiKey = apiKey;
+	}
+
+	public @Nullable String getModel() {
+		return this.model;
+	}
+
+	public void setModel(@Nullable String model) {
+		this.model = model;
+	}
+
+	public String getProtocol() {
+		return this.protocol;
+	}
+
+	public void setProtocol(String protocol) {
+		this.protocol = protocol;
+	}
+
+	public int getPriority() {
+		return this.priority;
+	}
+
+	public void setPriority(int priority) {
+		this.priority = priority;
+	}
+
+	public @Nullable String getRegion() {
+		return this.region;
+	}
+
+	public void setRegion(@Nullable String region) {
+		this.region = region;
+	}
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public Map<String, String> getHeaders() {
+		return this.headers;
+	}
+
+	public void setHeaders(Map<String, String> headers) {
+		this.headers = headers;
+	}
+
+	public Price getPrice() {
+		return this.price;
+	}
+
+	/** Token prices, in any currency, per million tokens. */
+	public static class Price {
+
+		/** Price of one million prompt (input) tokens. */
+		private @Nullable Double inputPerMillion;
+
+		/** Price of one million completion (output) tokens. */
+		private @Nullable Double outputPerMillion;
+
+		public @Nullable Double getInputPerMillion() {
+			return this.inputPerMillion;
+		}
+
+		public void setInputPerMillion(@Nullable Double inputPerMillion) {
+			this.inputPerMillion = inputPerMillion;
+		}
+
+		public @Nullable Double getOutputPerMillion() {
+			return this.outputPerMillion;
+		}
+
+		public void setOutputPerMillion(@Nullable Double outputPerMillion) {
+			this.outputPerMillion = outputPerMillion;
+		}
+
+	}
+
+}

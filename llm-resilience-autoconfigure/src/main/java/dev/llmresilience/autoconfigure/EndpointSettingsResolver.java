@@ -1,0 +1,272 @@
+package dev.llmresilience.autoconfigure;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+
+import dev.llmresilience.endpoint.ApiKey;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.protocol.OpenAiClientFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.util.unit.DataSize;
+
+/**
+ * Turns {@link LlmProperties} into validated {@link EndpointSettings} and routes: each endpoint's
+ * own value, else {@code llm.defaults}, else the built-in default below. Every rejected value raises
+ * an {@link LlmConfigurationException} naming the property where it was set.
+ */
+final class EndpointSettingsResolver {
+
+	private static final String PREFIX = "llm.endpoints.";
+
+	private final LlmProperties properties;
+
+	EndpointSettingsResolver(LlmProperties properties) {
+		this.properties = properties;
+	}
+
+	/**
+	 * Resolve every endpoint, enabled or not, in priority order (then name).
+	 * @return the settings
+	 */
+	List<EndpointSettings> endpoints() {
+		if (this.properties.getEndpoints().isEmpty()) {
+			throw new LlmConfigurationException("llm.endpoints", "has no endpoint while llm.enabled=true",
+					"Configure at least one endpoint, e.g. llm.endpoints.gpt-4o.base-url=https://api.openai.com/v1 and "
+							+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off.");
+		}
+		List<EndpointSettings> settings = new ArrayList<>();
+		this.properties.getEndpoints().forEach((name, endpoint) -> settings.add(resolve(name, endpoint)));
+		settings.sort(Comparator.comparingInt(EndpointSettings::priority).thenComparing(EndpointSettings::name));
+		return settings;
+	}
+
+	/**
+	 * The routes over the given endpoints: those configured, plus {@code default} (every enabled
+	 * endpoint by priority) unless configured. Disabled endpoints are left out of every route.
+	 * @param endpoints the resolved endpoints
+	 * @return the routes by name
+	 */
+	Map<String, List<String>> routes(List<EndpointSettings> endpoints) {
+		Map<String, EndpointSettings> byName = new LinkedHashMap<>();
+		endpoints.forEach((endpoint) -> byName.put(endpoint.name(), endpoint));
+		Map<String, List<String>> routes = new LinkedHashMap<>();
+		if (!this.properties.getRoutes().containsKey(EndpointRegistry.DEFAULT_ROUTE)) {
+			List<String> enabled = endpoints.stream().filter(EndpointSettings::enabled).map(EndpointSettings::name).toList();
+			if (enabled.isEmpty()) {
+				throw new LlmConfigurationException("llm.endpoints", "has no enabled endpoint",
+						"Set llm.endpoints.<name>.enabled=true on at least one endpoint, or set llm.enabled=false.");
+			}
+			routes.put(EndpointRegistry.DEFAULT_ROUTE, enabled);
+		}
+		this.properties.getRoutes().forEach((route, names) -> {
+			String property = "llm.routes." + route;
+			if (names == null || names.isEmpty()) {
+				throw new LlmConfigurationException(property, "is empty",
+						"List the endpoints the route tries, in order, e.g. " + property + "=" + String.join(",", byName.keySet())
+								+ ", or remove the route.");
+			}
+			List<String> members = new ArrayList<>();
+			for (String name : names) {
+				EndpointSettings endpoint = byName.get(name);
+				if (endpoint == null) {
+					throw new LlmConfigurationException(property, "names unknown endpoint '" + name + "'",
+							"Use one of the configured endpoints " + byName.keySet()
+									+ ", or configure it under llm.endpoints." + name + ".");
+				}
+				if (endpoint.enabled()) {
+					members.add(name);
+				}
+			}
+			if (members.isEmpty()) {
+				throw new LlmConfigurationException(property, "names only disabled endpoints " + names,
+						"Enable one of them (llm.endpoints.<name>.enabled=true) or add an enabled endpoint to the route.");
+			}
+			routes.put(route, List.copyOf(members));
+		});
+		return routes;
+	}
+
+	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
+		String prefix = PREFIX + name + ".";
+		URI baseUrl = baseUrl(prefix + "base-url", endpoint.getBaseUrl());
+		String model = endpoint.getModel();
+		if (model == null || model.isBlank()) {
+			throw new LlmConfigurationException(prefix + "model", "is missing",
+					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
+		}
+		if (!OpenAiClientFactory.PROTOCOL.equals(endpoint.getProtocol())) {
+			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
+					"Use protocol=openai: every supported provider (OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM) speaks it.");
+		}
+		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
+		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
+				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
+				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
+				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
+				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
+				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(30)),
+				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
+				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
+				circuitBreaker(layers), retry(layers), bulkhead(layers));
+	}
+
+	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(Layers layers) {
+		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
+		String minimumKey = "circuit-breaker.minimum-number-of-calls";
+		int minimum = layers.atLeast(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls(), 20, 1);
+		if (minimum > window) {
+			throw new LlmConfigurationException(layers.source(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls()),
+					"is " + minimum + ", more than the sliding window of " + window + " calls can ever hold",
+					"Set it to at most circuit-breaker.sliding-window-size (" + window + "), or enlarge the window.");
+		}
+		return new EndpointSettings.CircuitBreakerSettings(window, minimum,
+				layers.percent("circuit-breaker.failure-rate-threshold", (p) -> p.getCircuitBreaker().getFailureRateThreshold(), 50f),
+				layers.positive("circuit-breaker.wait-duration-in-open-state", (p) -> p.getCircuitBreaker().getWaitDurationInOpenState(), Duration.ofSeconds(30)),
+				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 3, 1),
+				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold(), Duration.ofSeconds(60)),
+				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f));
+	}
+
+	private static EndpointSettings.RetrySettings retry(Layers layers) {
+		int maxAttempts = layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 3, 1);
+		Duration initial = layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff(), Duration.ofMillis(500));
+		String multiplierKey = "retry.multiplier";
+		double multiplier = layers.value(multiplierKey, (p) -> p.getRetry().getMultiplier(), 2.0);
+		if (multiplier < 1.0) {
+			throw layers.invalid(multiplierKey, (p) -> p.getRetry().getMultiplier(), "is " + multiplier + ", less than 1",
+					"Use 1.0 for a constant backoff or more for an exponential one.");
+		}
+		Duration maxBackoff = layers.positive("retry.max-backoff", (p) -> p.getRetry().getMaxBackoff(), Duration.ofSeconds(8));
+		String jitterKey = "retry.jitter";
+		double jitter = layers.value(jitterKey, (p) -> p.getRetry().getJitter(), 0.25);
+		if (jitter < 0 || jitter >= 1) {
+			throw layers.invalid(jitterKey, (p) -> p.getRetry().getJitter(), "is " + jitter + ", outside [0, 1)",
+					"Use a fraction such as 0.25 for +/- 25 %, or 0 for no jitter.");
+		}
+		Duration maxRetryAfter = layers.notNegative("retry.max-retry-after", (p) -> p.getRetry().getMaxRetryAfter(), Duration.ofSeconds(10));
+		return new EndpointSettings.RetrySettings(maxAttempts, initial, multiplier, maxBackoff, jitter, maxRetryAfter);
+	}
+
+	private static EndpointSettings.BulkheadSettings bulkhead(Layers layers) {
+		return new EndpointSettings.BulkheadSettings(
+				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 50, 1),
+				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait(), Duration.ZERO));
+	}
+
+	private static URI baseUrl(String property, @Nullable String value) {
+		if (value == null || value.isBlank()) {
+			throw new LlmConfigurationException(property, "is missing",
+					"Set it to the provider's OpenAI-compatible base URL, e.g. " + property + "=https://api.openai.com/v1.");
+		}
+		try {
+			URI uri = new URI(value.trim());
+			String scheme = uri.getScheme();
+			if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
+					|| uri.getHost() == null) {
+				throw new LlmConfigurationException(property, "is '" + value + "', which is not an http(s) URL",
+						"Use an absolute http:// or https:// URL with a host, e.g. https://api.openai.com/v1.");
+			}
+			if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+				throw new LlmConfigurationException(property, "has user info, a query or a fragment",
+						"Give only scheme, host, port and path; put credentials in api-key or headers.");
+			}
+			String text = uri.toString();
+			return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
+		}
+		catch (URISyntaxException ex) {
+			throw new LlmConfigurationException(property, "is not a valid URL (" + ex.getReason() + ")",
+					"Use an absolute http:// or https:// URL, e.g. https://api.openai.com/v1.");
+		}
+	}
+
+	private static EndpointSettings.@Nullable Price price(String prefix, EndpointProperties.Price price) {
+		Double input = price.getInputPerMillion();
+		Double output = price.getOutputPerMillion();
+		if (input == null && output == null) {
+			return null;
+		}
+		if ((input != null && input < 0) || (output != null && output < 0)) {
+			throw new LlmConfigurationException(prefix + "price", "has a negative price",
+					"Give prices per million tokens as zero or positive numbers.");
+		}
+		return new EndpointSettings.Price((input != null) ? input : 0, (output != null) ? output : 0);
+	}
+
+	/** Looks a key up in the endpoint, then in {@code llm.defaults}, then takes the built-in default. */
+	private record Layers(String prefix, EndpointProperties endpoint, ResilienceProperties defaults) {
+
+		<T> T value(String key, Function<ResilienceProperties, @Nullable T> getter, T builtIn) {
+			T own = getter.apply(this.endpoint);
+			if (own != null) {
+				return own;
+			}
+			T common = getter.apply(this.defaults);
+			return (common != null) ? common : builtIn;
+		}
+
+		String source(String key, Function<ResilienceProperties, @Nullable Object> getter) {
+			return (getter.apply(this.endpoint) != null) ? this.prefix + key : "llm.defaults." + key;
+		}
+
+		LlmConfigurationException invalid(String key, Function<ResilienceProperties, @Nullable Object> getter,
+				String problem, String action) {
+			return new LlmConfigurationException(source(key, getter), problem, action);
+		}
+
+		Duration positive(String key, Function<ResilienceProperties, @Nullable Duration> getter, Duration builtIn) {
+			Duration value = value(key, getter, builtIn);
+			if (value.isNegative() || value.isZero()) {
+				throw invalid(key, getter::apply, "is " + value + ", but must be positive",
+						"Use a positive duration such as 500ms, 30s or 5m.");
+			}
+			return value;
+		}
+
+		Duration notNegative(String key, Function<ResilienceProperties, @Nullable Duration> getter, Duration builtIn) {
+			Duration value = value(key, getter, builtIn);
+			if (value.isNegative()) {
+				throw invalid(key, getter::apply, "is " + value + ", but must not be negative",
+						"Use 0ms or a positive duration.");
+			}
+			return value;
+		}
+
+		int atLeast(String key, Function<ResilienceProperties, @Nullable Integer> getter, int builtIn, int minimum) {
+			int value = value(key, getter, builtIn);
+			if (value < minimum) {
+				throw invalid(key, getter::apply, "is " + value + ", but must be at least " + minimum,
+						"Set it to " + minimum + " or more (built-in default: " + builtIn + ").");
+			}
+			return value;
+		}
+
+		float percent(String key, Function<ResilienceProperties, @Nullable Float> getter, float builtIn) {
+			float value = value(key, getter, builtIn);
+			if (value <= 0 || value > 100) {
+				throw invalid(key, getter::apply, "is " + value + ", outside the range (0, 100]",
+						"Give a percentage above 0 and at most 100, e.g. 50 (built-in default: " + builtIn + ").");
+			}
+			return value;
+		}
+
+		long size(String key, Function<ResilienceProperties, @Nullable DataSize> getter, DataSize builtIn) {
+			DataSize value = value(key, getter, builtIn);
+			if (value.toBytes() < 1024 || value.toBytes() > Integer.MAX_VALUE) {
+				throw invalid(key, getter::apply, "is " + value + ", outside 1KB to 2GB",
+						"Use a size such as 10MB.");
+			}
+			return value.toBytes();
+		}
+
+	}
+
+}

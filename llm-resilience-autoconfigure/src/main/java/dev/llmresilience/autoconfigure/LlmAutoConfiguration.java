@@ -1,0 +1,86 @@
+package dev.llmresilience.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+import dev.llmresilience.endpoint.EndpointFactory;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.gateway.DefaultLlmGateway;
+import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.protocol.OpenAiClientFactory;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
+import io.github.resilience4j.retry.RetryRegistry;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * Auto-configuration of the {@link LlmGateway}: one endpoint per {@code llm.endpoints} entry, each
+ * with its own circuit breaker, retry and bulkhead, and its HTTP client built from the application's
+ * {@link WebClient.Builder}.
+ */
+@AutoConfiguration(afterName = "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration")
+@ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
+@ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LlmProperties.class)
+public final class LlmAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	FailureClassifier llmFailureClassifier() {
+		return new FailureClassifier(Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
+			ObjectProvider<WebClient.Builder> webClientBuilder) {
+		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties);
+		List<EndpointSettings> settings = resolver.endpoints();
+		EndpointFactory endpointFactory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(),
+				RetryRegistry.ofDefaults(), BulkheadRegistry.ofDefaults(), classifier, Clock.systemUTC(),
+				() -> ThreadLocalRandom.current().nextDouble());
+		OpenAiClientFactory clientFactory = new OpenAiClientFactory(classifier);
+		List<LlmEndpoint> endpoints = new ArrayList<>();
+		List<AutoCloseable> pools = new ArrayList<>();
+		for (EndpointSettings endpoint : settings) {
+			ConnectionProvider pool = OpenAiClientFactory.connectionProvider(endpoint);
+			pools.add(pool::dispose);
+			WebClient.Builder builder = webClientBuilder.getIfAvailable(WebClient::builder).clone();
+			endpoints.add(endpointFactory.create(endpoint, clientFactory.create(endpoint, builder, pool)));
+		}
+		return new EndpointRegistry(endpoints, resolver.routes(settings), pools);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties) {
+		LlmProperties.Gateway gateway = properties.getGateway();
+		Duration deadline = gateway.getDeadline();
+		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
+			throw new LlmConfigurationException("llm.gateway.deadline", "is " + deadline + ", but must be positive",
+					"Use a duration longer than an endpoint's timeout, such as 90s.");
+		}
+		return new DefaultLlmGateway(endpoints, new GatewaySettings(deadline, gateway.getBusyMessage(),
+				gateway.getContentFilteredMessage(), gateway.isBusyAsError()));
+	}
+
+}

@@ -1,0 +1,296 @@
+package dev.llmresilience.autoconfigure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The resilience settings of an endpoint. Used twice: under {@code llm.defaults}, where a value
+ * applies to every endpoint that does not set it, and under {@code llm.endpoints.<name>}, where it
+ * overrides the default for that endpoint. A key set in neither place takes the built-in default
+ * stated on it, which {@code EndpointSettings} applies.
+ */
+public class ResilienceProperties {
+
+	/**
+	 * Longest wait for one attempt, from sending the request to the complete response
+	 * (non-streaming). Sits inside the circuit breaker, so a timeout counts as a failure.
+	 * Default 60s.
+	 */
+	private @Nullable Duration timeout;
+
+	/** Longest wait for a TCP connection to the endpoint. Default 5s. */
+	private @Nullable Duration connectTimeout;
+
+	/** Streaming: longest wait from sending the request to the first content chunk. Default 30s. */
+	private @Nullable Duration firstTokenTimeout;
+
+	/** Streaming: longest silence allowed between two chunks. Default 30s. */
+	private @Nullable Duration streamIdleTimeout;
+
+	/**
+	 * Largest response body read into memory; a larger one fails the attempt as malformed instead
+	 * of exhausting the heap. Default 10MB.
+	 */
+	private @Nullable DataSize maxResponseSize;
+
+	/** The endpoint's circuit breaker (Resilience4j, count-based window). */
+	@NestedConfigurationProperty
+	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
+
+	/** Retries of one endpoint, the single place that retries. */
+	@NestedConfigurationProperty
+	private final Retry retry = new Retry();
+
+	/** The endpoint's bulkhead: a cap on its concurrent calls. */
+	@NestedConfigurationProperty
+	private final Bulkhead bulkhead = new Bulkhead();
+
+	public @Nullable Duration getTimeout() {
+		return this.timeout;
+	}
+
+	public void setTimeout(@Nullable Duration timeout) {
+		this.timeout = timeout;
+	}
+
+	public @Nullable Duration getConnectTimeout() {
+		return this.connectTimeout;
+	}
+
+	public void setConnectTimeout(@Nullable Duration connectTimeout) {
+		this.connectTimeout = connectTimeout;
+	}
+
+	public @Nullable Duration getFirstTokenTimeout() {
+		return this.firstTokenTimeout;
+	}
+
+	public void setFirstTokenTimeout(@Nullable Duration firstTokenTimeout) {
+		this.firstTokenTimeout = firstTokenTimeout;
+	}
+
+	public @Nullable Duration getStreamIdleTimeout() {
+		return this.streamIdleTimeout;
+	}
+
+	public void setStreamIdleTimeout(@Nullable Duration streamIdleTimeout) {
+		this.streamIdleTimeout = streamIdleTimeout;
+	}
+
+	public @Nullable DataSize getMaxResponseSize() {
+		return this.maxResponseSize;
+	}
+
+	public void setMaxResponseSize(@Nullable DataSize maxResponseSize) {
+		this.maxResponseSize = maxResponseSize;
+	}
+
+	public CircuitBreaker getCircuitBreaker() {
+		return this.circuitBreaker;
+	}
+
+	public Retry getRetry() {
+		return this.retry;
+	}
+
+	public Bulkhead getBulkhead() {
+		return this.bulkhead;
+	}
+
+	/** Circuit breaker settings. */
+	public static class CircuitBreaker {
+
+		/** Number of most recent calls the failure rate is computed over (count-based window). Default 20. */
+		private @Nullable Integer slidingWindowSize;
+
+		/**
+		 * Calls the window must hold before the failure rate is computed; until then the breaker
+		 * stays closed. At most sliding-window-size. Default 20.
+		 */
+		private @Nullable Integer minimumNumberOfCalls;
+
+		/** Failure rate, in percent (0 to 100 exclusive of 0), at or above which the breaker opens. Default 50. */
+		private @Nullable Float failureRateThreshold;
+
+		/** How long the breaker stays open before it lets probes through. Default 30s. */
+		private @Nullable Duration waitDurationInOpenState;
+
+		/**
+		 * Probe calls let through while half-open; with 3, two successes close the breaker and two
+		 * failures reopen it. Default 3.
+		 */
+		private @Nullable Integer permittedCallsInHalfOpenState;
+
+		/** A call slower than this counts as slow. Default 60s. */
+		private @Nullable Duration slowCallDurationThreshold;
+
+		/** Slow-call rate, in percent, at or above which the breaker opens. Default 100. */
+		private @Nullable Float slowCallRateThreshold;
+
+		public @Nullable Integer getSlidingWindowSize() {
+			return this.slidingWindowSize;
+		}
+
+		public void setSlidingWindowSize(@Nullable Integer slidingWindowSize) {
+			this.slidingWindowSize = slidingWindowSize;
+		}
+
+		public @Nullable Integer getMinimumNumberOfCalls() {
+			return this.minimumNumberOfCalls;
+		}
+
+		public void setMinimumNumberOfCalls(@Nullable Integer minimumNumberOfCalls) {
+			this.minimumNumberOfCalls = minimumNumberOfCalls;
+		}
+
+		public @Nullable Float getFailureRateThreshold() {
+			return this.failureRateThreshold;
+		}
+
+		public void setFailureRateThreshold(@Nullable Float failureRateThreshold) {
+			this.failureRateThreshold = failureRateThreshold;
+		}
+
+		public @Nullable Duration getWaitDurationInOpenState() {
+			return this.waitDurationInOpenState;
+		}
+
+		public void setWaitDurationInOpenState(@Nullable Duration waitDurationInOpenState) {
+			this.waitDurationInOpenState = waitDurationInOpenState;
+		}
+
+		public @Nullable Integer getPermittedCallsInHalfOpenState() {
+			return this.permittedCallsInHalfOpenState;
+		}
+
+		public void setPermittedCallsInHalfOpenState(@Nullable Integer permittedCallsInHalfOpenState) {
+			this.permittedCallsInHalfOpenState = permittedCallsInHalfOpenState;
+		}
+
+		public @Nullable Duration getSlowCallDurationThreshold() {
+			return this.slowCallDurationThreshold;
+		}
+
+		public void setSlowCallDurationThreshold(@Nullable Duration slowCallDurationThreshold) {
+			this.slowCallDurationThreshold = slowCallDurationThreshold;
+		}
+
+		public @Nullable Float getSlowCallRateThreshold() {
+			return this.slowCallRateThreshold;
+		}
+
+		public void setSlowCallRateThreshold(@Nullable Float slowCallRateThreshold) {
+			this.slowCallRateThreshold = slowCallRateThreshold;
+		}
+
+	}
+
+	/** Retry settings. */
+	public static class Retry {
+
+		/** Attempts on one endpoint in all, the first included; 1 disables retries. Default 3. */
+		private @Nullable Integer maxAttempts;
+
+		/** Wait before the first retry. Default 500ms. */
+		private @Nullable Duration initialBackoff;
+
+		/** Factor applied to the wait after each retry. Default 2.0. */
+		private @Nullable Double multiplier;
+
+		/** Longest wait between two attempts. Default 8s. */
+		private @Nullable Duration maxBackoff;
+
+		/** Random spread applied to each wait, as a fraction (0.25 = +/- 25 %), from 0 to 1. Default 0.25. */
+		private @Nullable Double jitter;
+
+		/**
+		 * Longest Retry-After (or retry-after-ms) worth waiting for; a 429 that asks for longer is not
+		 * retried on this endpoint and the gateway falls back at once. Default 10s.
+		 */
+		private @Nullable Duration maxRetryAfter;
+
+		public @Nullable Integer getMaxAttempts() {
+			return this.maxAttempts;
+		}
+
+		public void setMaxAttempts(@Nullable Integer maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public @Nullable Duration getInitialBackoff() {
+			return this.initialBackoff;
+		}
+
+		public void setInitialBackoff(@Nullable Duration initialBackoff) {
+			this.initialBackoff = initialBackoff;
+		}
+
+		public @Nullable Double getMultiplier() {
+			return this.multiplier;
+		}
+
+		public void setMultiplier(@Nullable Double multiplier) {
+			this.multiplier = multiplier;
+		}
+
+		public @Nullable Duration getMaxBackoff() {
+			return this.maxBackoff;
+		}
+
+		public void setMaxBackoff(@Nullable Duration maxBackoff) {
+			this.maxBackoff = maxBackoff;
+		}
+
+		public @Nullable Double getJitter() {
+			return this.jitter;
+		}
+
+		public void setJitter(@Nullable Double jitter) {
+			this.jitter = jitter;
+		}
+
+		public @Nullable Duration getMaxRetryAfter() {
+			return this.maxRetryAfter;
+		}
+
+		public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) {
+			this.maxRetryAfter = maxRetryAfter;
+		}
+
+	}
+
+	/** Bulkhead settings. */
+	public static class Bulkhead {
+
+		/** Calls in flight to the endpoint at once; a call past it falls back at once. Default 50. */
+		private @Nullable Integer maxConcurrentCalls;
+
+		/**
+		 * How long a call may wait for a free permit. Keep 0 on event-loop threads, where waiting
+		 * blocks the loop. Default 0ms.
+		 */
+		private @Nullable Duration maxWait;
+
+		public @Nullable Integer getMaxConcurrentCalls() {
+			return this.maxConcurrentCalls;
+		}
+
+		public void setMaxConcurrentCalls(@Nullable Integer maxConcurrentCalls) {
+			this.maxConcurrentCalls = maxConcurrentCalls;
+		}
+
+		public @Nullable Duration getMaxWait() {
+			return this.maxWait;
+		}
+
+		public void setMaxWait(@Nullable Duration maxWait) {
+			this.maxWait = maxWait;
+		}
+
+	}
+
+}

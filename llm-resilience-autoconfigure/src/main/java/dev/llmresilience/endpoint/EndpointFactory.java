@@ -1,0 +1,112 @@
+package dev.llmresilience.endpoint;
+
+import java.time.Clock;
+import java.util.function.DoubleSupplier;
+
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.protocol.LlmClient;
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.core.IntervalBiFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.retry.RetryRegistry;
+
+/**
+ * Creates each endpoint's circuit breaker, retry and bulkhead from its settings, in the given
+ * Resilience4j registries, with every decision delegated to the {@link FailureClassifier}.
+ */
+public final class EndpointFactory {
+
+	private final CircuitBreakerRegistry circuitBreakers;
+
+	private final RetryRegistry retries;
+
+	private final BulkheadRegistry bulkheads;
+
+	private final FailureClassifier classifier;
+
+	private final Clock clock;
+
+	private final DoubleSupplier random;
+
+	/**
+	 * Create a factory.
+	 * @param circuitBreakers registry the breakers are created in
+	 * @param retries registry the retries are created in
+	 * @param bulkheads registry the bulkheads are created in
+	 * @param classifier the classifier
+	 * @param clock the breakers' clock (injected so tests can move time)
+	 * @param random source of jitter, uniform in [0, 1)
+	 */
+	public EndpointFactory(CircuitBreakerRegistry circuitBreakers, RetryRegistry retries, BulkheadRegistry bulkheads,
+			FailureClassifier classifier, Clock clock, DoubleSupplier random) {
+		this.circuitBreakers = circuitBreakers;
+		this.retries = retries;
+		this.bulkheads = bulkheads;
+		this.classifier = classifier;
+		this.clock = clock;
+		this.random = random;
+	}
+
+	/**
+	 * Create an endpoint.
+	 * @param settings its settings
+	 * @param client its protocol client
+	 * @return the endpoint
+	 */
+	public LlmEndpoint create(EndpointSettings settings, LlmClient client) {
+		CircuitBreaker circuitBreaker = this.circuitBreakers.circuitBreaker(settings.name(),
+				circuitBreakerConfig(settings.circuitBreaker()));
+		Retry retry = this.retries.retry(settings.name(), retryConfig(settings.retry()));
+		Bulkhead bulkhead = this.bulkheads.bulkhead(settings.name(), bulkheadConfig(settings.bulkhead()));
+		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier);
+	}
+
+	CircuitBreakerConfig circuitBreakerConfig(EndpointSettings.CircuitBreakerSettings settings) {
+		return CircuitBreakerConfig.custom()
+			.slidingWindowType(SlidingWindowType.COUNT_BASED)
+			.slidingWindowSize(settings.slidingWindowSize())
+			.minimumNumberOfCalls(settings.minimumNumberOfCalls())
+			.failureRateThreshold(settings.failureRateThreshold())
+			.waitDurationInOpenState(settings.waitDurationInOpenState())
+			.permittedNumberOfCallsInHalfOpenState(settings.permittedCallsInHalfOpenState())
+			.slowCallDurationThreshold(settings.slowCallDurationThreshold())
+			.slowCallRateThreshold(settings.slowCallRateThreshold())
+			.recordException(FailureClassifier::isBreakerFailure)
+			.ignoreException((error) -> !FailureClassifier.isBreakerFailure(error))
+			.clock(this.clock)
+			.build();
+	}
+
+	RetryConfig retryConfig(EndpointSettings.RetrySettings settings) {
+		IntervalBiFunction<Object> interval = (retryNumber, result) -> {
+			if (result.isLeft() && result.getLeft() instanceof LlmUpstreamException upstream
+					&& upstream.retryAfter() != null) {
+				return upstream.retryAfter().toMillis();
+			}
+			double spread = settings.jitter() * (2 * this.random.getAsDouble() - 1);
+			return Math.max(1L, Math.round(settings.backoffMillis(retryNumber) * (1 + spread)));
+		};
+		return RetryConfig.custom()
+			.maxAttempts(settings.maxAttempts())
+			.retryOnException((error) -> FailureClassifier.isRetryable(error, settings.maxRetryAfter()))
+			.intervalBiFunction(interval)
+			.failAfterMaxAttempts(false)
+			.build();
+	}
+
+	BulkheadConfig bulkheadConfig(EndpointSettings.BulkheadSettings settings) {
+		return BulkheadConfig.custom()
+			.maxConcurrentCalls(settings.maxConcurrentCalls())
+			.maxWaitDuration(settings.maxWait())
+			.build();
+	}
+
+}

@@ -1,0 +1,232 @@
+package dev.llmresilience.failure;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeParseException;
+import java.util.Locale;
+import java.util.concurrent.TimeoutException;
+
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.netty.channel.ConnectTimeoutException;
+import io.netty.handler.timeout.ReadTimeoutException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.http.HttpHeaders;
+
+/**
+ * The one place that turns an upstream outcome into a decision (CONTRACT section 4): every HTTP
+ * status, transport error and 2xx body ends here as an {@link Outcome}, and the retry, the circuit
+ * breaker and the gateway all ask this class rather than deciding for themselves.
+ */
+public final class FailureClassifier {
+
+	private static final String CONTENT_FILTER = "content_filter";
+
+	private static final String CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded";
+
+	private final Clock clock;
+
+	/**
+	 * Create a classifier.
+	 * @param clock the clock that an HTTP-date {@code Retry-After} is measured against
+	 */
+	public FailureClassifier(Clock clock) {
+		this.clock = clock;
+	}
+
+	/**
+	 * Classify a non-2xx response.
+	 * @param endpoint the endpoint's name
+	 * @param status the HTTP status
+	 * @param headers the response headers (for {@code Retry-After})
+	 * @param error the error the body carried, or {@code null} when it had none that could be read
+	 * @return the exception that stands for the outcome
+	 */
+	public LlmException classifyStatus(String endpoint, int status, HttpHeaders headers, @Nullable ProviderError error) {
+		String code = (error != null) ? error.code() : null;
+		String detail = (error != null && error.message() != null) ? ": " + error.message() : "";
+		if (CONTENT_FILTER.equals(code)) {
+			return upstream(endpoint, Outcome.CONTENT_FILTERED, status, "The provider's content filter blocked the request" + detail);
+		}
+		if (status == 429) {
+			return new LlmUpstreamException(endpoint, Outcome.RATE_LIMITED, status, retryAfter(headers),
+					"Rate limited (HTTP 429)" + detail, null);
+		}
+		if (status == 408 || status == 409 || status >= 500) {
+			return upstream(endpoint, Outcome.SERVER_ERROR, status, "Provider error (HTTP " + status + ")" + detail);
+		}
+		if (status == 400 || status == 413 || status == 422) {
+			if (CONTEXT_LENGTH_EXCEEDED.equals(code)) {
+				return new LlmContextLengthExceededException("The prompt is too long for the model" + detail, endpoint,
+						status, code);
+			}
+			String errorCode = (code != null) ? code : (error != null) ? error.type() : null;
+			return new LlmInvalidRequestException("The provider refused the request as invalid (HTTP " + status + ")"
+					+ detail, endpoint, status, errorCode);
+		}
+		return upstream(endpoint, Outcome.CONFIGURATION_ERROR, status, "HTTP " + status
+				+ ": check the endpoint's api-key, model and base-url" + detail);
+	}
+
+	/**
+	 * Classify a 2xx completion.
+	 * @param endpoint the endpoint's name
+	 * @param hasChoice whether the body had at least one choice
+	 * @param content the first choice's text, or {@code null}
+	 * @param hasToolCalls whether the first choice called tools
+	 * @param finishReason the first choice's finish reason, or {@code null}
+	 * @return {@code null} when the completion is usable, else the failure it stands for
+	 */
+	public @Nullable LlmUpstreamException classifyCompletion(String endpoint, boolean hasChoice,
+			@Nullable String content, boolean hasToolCalls, @Nullable String finishReason) {
+		if (!hasChoice) {
+			return upstream(endpoint, Outcome.MALFORMED_RESPONSE, 200, "The response has no choices");
+		}
+		if (CONTENT_FILTER.equals(finishReason)) {
+			return upstream(endpoint, Outcome.CONTENT_FILTERED, 200, "The provider's content filter blocked the answer");
+		}
+		if (!hasToolCalls && (content == null || content.isBlank())) {
+			return upstream(endpoint, Outcome.EMPTY_RESPONSE, 200, "The response has neither content nor tool calls");
+		}
+		return null;
+	}
+
+	/**
+	 * Classify an error raised while calling: transport failures, timeouts, an unreadable body.
+	 * Exceptions that are already classified pass through unchanged.
+	 * @param endpoint the endpoint's name
+	 * @param error the error
+	 * @return the classified error
+	 */
+	public Throwable classifyError(String endpoint, Throwable error) {
+		if (error instanceof LlmException || error instanceof CallNotPermittedException
+				|| error instanceof BulkheadFullException) {
+			return error;
+		}
+		if (error instanceof TimeoutException || error instanceof ReadTimeoutException
+				|| error instanceof ConnectTimeoutException || hasCause(error, ConnectTimeoutException.class)) {
+			return new LlmUpstreamException(endpoint, Outcome.TIMEOUT, 0, null, "Timed out: " + describe(error), null);
+		}
+		if (error instanceof DataBufferLimitException || hasCause(error, DataBufferLimitException.class)) {
+			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
+					"The response is larger than the endpoint's max-response-size", null);
+		}
+		if (error instanceof IOException || hasCause(error, IOException.class) || hasCause(error, ConnectException.class)
+				|| error.getClass().getName().startsWith("reactor.netty")) {
+			return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
+					"Connection failed: " + describe(error), null);
+		}
+		if (error.getClass().getName().startsWith("tools.jackson")) {
+			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
+					"The response is not valid JSON", null);
+		}
+		return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
+				"Call failed: " + describe(error), error);
+	}
+
+	/**
+	 * The outcome an error stands for.
+	 * @param error a classified error
+	 * @return its outcome
+	 */
+	public static Outcome outcomeOf(Throwable error) {
+		if (error instanceof LlmUpstreamException upstream) {
+			return upstream.outcome();
+		}
+		if (error instanceof LlmRequestException request) {
+			return request.outcome();
+		}
+		if (error instanceof CallNotPermittedException) {
+			return Outcome.BREAKER_OPEN;
+		}
+		if (error instanceof BulkheadFullException) {
+			return Outcome.BULKHEAD_FULL;
+		}
+		return Outcome.CONNECTION_FAILED;
+	}
+
+	/**
+	 * Whether the same endpoint should try again after an error.
+	 * @param error a classified error
+	 * @param maxRetryAfter the longest {@code Retry-After} worth waiting for
+	 * @return true to retry
+	 */
+	public static boolean isRetryable(Throwable error, Duration maxRetryAfter) {
+		if (!outcomeOf(error).isRetryable()) {
+			return false;
+		}
+		Duration retryAfter = (error instanceof LlmUpstreamException upstream) ? upstream.retryAfter() : null;
+		return retryAfter == null || retryAfter.compareTo(maxRetryAfter) <= 0;
+	}
+
+	/**
+	 * Whether the circuit breaker records an error as a failure; all other errors are ignored.
+	 * @param error a classified error
+	 * @return true to record a failure
+	 */
+	public static boolean isBreakerFailure(Throwable error) {
+		return outcomeOf(error).isBreakerFailure();
+	}
+
+	/**
+	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI), else {@code Retry-After} in
+	 * seconds or as an HTTP date.
+	 * @param headers the response headers
+	 * @return the wait, or {@code null} when there is none that can be read
+	 */
+	public @Nullable Duration retryAfter(HttpHeaders headers) {
+		String millis = headers.getFirst("retry-after-ms");
+		if (millis != null) {
+			try {
+				return Duration.ofMillis(Math.max(0, (long) Double.parseDouble(millis.trim())));
+			}
+			catch (NumberFormatException ex) {
+				// fall through to Retry-After
+			}
+		}
+		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
+		if (value == null || value.isBlank()) {
+			return null;
+		}
+		try {
+			return Duration.ofMillis(Math.max(0, (long) (Double.parseDouble(value.trim()) * 1000)));
+		}
+		catch (NumberFormatException ex) {
+			try {
+				Instant at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME.withLocale(Locale.US))
+					.toInstant();
+				Duration wait = Duration.between(this.clock.instant(), at);
+				return wait.isNegative() ? Duration.ZERO : wait;
+			}
+			catch (DateTimeParseException notADate) {
+				return null;
+			}
+		}
+	}
+
+	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {
+		return new LlmUpstreamException(endpoint, outcome, status, null, message, null);
+	}
+
+	private static boolean hasCause(Throwable error, Class<? extends Throwable> type) {
+		for (Throwable cause = error.getCause(); cause != null && cause != error; cause = cause.getCause()) {
+			if (type.isInstance(cause)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static String describe(Throwable error) {
+		String message = error.getMessage();
+		return error.getClass().getSimpleName() + ((message != null) ? " (" + message + ")" : "");
+	}
+
+}

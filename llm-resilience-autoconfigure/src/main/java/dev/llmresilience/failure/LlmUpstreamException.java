@@ -1,0 +1,62 @@
+package dev.llmresilience.failure;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A provider failed to answer one attempt: a status the provider is to blame for, a transport
+ * failure, a timeout, an unusable body, or a content-filter block. The gateway handles these
+ * (retry, fall back, degrade); callers only see them inside a {@code ChatResponse}'s attempts or an
+ * {@link LlmUnavailableException}.
+ */
+public final class LlmUpstreamException extends LlmException {
+
+	private final Outcome outcome;
+
+	private final int status;
+
+	private final @Nullable Duration retryAfter;
+
+	/**
+	 * Create an instance.
+	 * @param endpoint the endpoint's name
+	 * @param outcome how the attempt is classified
+	 * @param status the HTTP status, or 0 when no response arrived
+	 * @param retryAfter the wait the provider asked for (429), or {@code null}
+	 * @param message what happened, without secrets
+	 * @param cause the underlying error, or {@code null}
+	 */
+	public LlmUpstreamException(String endpoint, Outcome outcome, int status, @Nullable Duration retryAfter,
+			String message, @Nullable Throwable cause) {
+		super(message, endpoint, cause);
+		this.outcome = outcome;
+		this.status = status;
+		this.retryAfter = retryAfter;
+	}
+
+	/**
+	 * How the attempt is classified.
+	 * @return the outcome
+	 */
+	public Outcome outcome() {
+		return this.outcome;
+	}
+
+	/**
+	 * The HTTP status of the response.
+	 * @return the status, or 0 when no response arrived
+	 */
+	public int status() {
+		return this.status;
+	}
+
+	/**
+	 * The wait the provider asked for with {@code Retry-After} or {@code retry-after-ms}.
+	 * @return the wait, or {@code null} when none was given
+	 */
+	public @Nullable Duration retryAfter() {
+		return this.retryAfter;
+	}
+
+}

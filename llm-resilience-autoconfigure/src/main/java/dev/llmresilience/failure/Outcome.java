@@ -1,0 +1,102 @@
+package dev.llmresilience.failure;
+
+/**
+ * What one upstream attempt came to. Each constant carries its row of the failure rules
+ * (CONTRACT section 4): whether the same endpoint tries again, whether the endpoint's circuit
+ * breaker counts it as a failure, and whether the gateway moves on to the next endpoint or hands
+ * the error to the caller.
+ */
+public enum Outcome {
+
+	/** A 2xx with content or tool calls. */
+	SUCCESS(false, false, Action.RETURN),
+
+	/** A 2xx whose message has neither content (ignoring whitespace) nor tool calls. */
+	EMPTY_RESPONSE(true, true, Action.FALL_BACK),
+
+	/** A 2xx body that is not valid JSON, lacks {@code choices}, or is larger than the size limit. */
+	MALFORMED_RESPONSE(true, true, Action.FALL_BACK),
+
+	/** {@code finish_reason: content_filter} or an error whose code is {@code content_filter}. Not the provider's fault. */
+	CONTENT_FILTERED(false, false, Action.FALL_BACK),
+
+	/** 408, 409, 5xx or 529. */
+	SERVER_ERROR(true, true, Action.FALL_BACK),
+
+	/** 429: retried only when the provider's Retry-After fits within {@code max-retry-after}. */
+	RATE_LIMITED(true, true, Action.FALL_BACK),
+
+	/** No complete response within the attempt's {@code timeout}, or no connection within {@code connect-timeout}. */
+	TIMEOUT(true, true, Action.FALL_BACK),
+
+	/** Connection refused, reset or closed before a complete response. */
+	CONNECTION_FAILED(true, true, Action.FALL_BACK),
+
+	/** 400 (and 413, 422): the request itself is wrong; another endpoint would refuse it too. */
+	INVALID_REQUEST(false, false, Action.SURFACE),
+
+	/** 400 with code {@code context_length_exceeded}: the prompt is too long for the model. */
+	CONTEXT_LENGTH_EXCEEDED(false, false, Action.SURFACE),
+
+	/** 401, 403, 404 and other 4xx: the endpoint is misconfigured (key, model name, URL). */
+	CONFIGURATION_ERROR(false, true, Action.FALL_BACK),
+
+	/** The endpoint's circuit breaker is open, or its half-open probes are in use: no call was made. */
+	BREAKER_OPEN(false, false, Action.FALL_BACK),
+
+	/** The endpoint's bulkhead has no free permit: no call was made. */
+	BULKHEAD_FULL(false, false, Action.FALL_BACK);
+
+	private final boolean retryable;
+
+	private final boolean breakerFailure;
+
+	private final Action action;
+
+	Outcome(boolean retryable, boolean breakerFailure, Action action) {
+		this.retryable = retryable;
+		this.breakerFailure = breakerFailure;
+		this.action = action;
+	}
+
+	/**
+	 * Whether the same endpoint may try again after this outcome (subject to its retry budget and,
+	 * for {@link #RATE_LIMITED}, to the provider's Retry-After).
+	 * @return true if retried on the same endpoint
+	 */
+	public boolean isRetryable() {
+		return this.retryable;
+	}
+
+	/**
+	 * Whether the endpoint's circuit breaker records this outcome as a failure. Outcomes that are
+	 * neither a success nor a failure are ignored: they release the breaker's permit unrecorded.
+	 * @return true if counted as a breaker failure
+	 */
+	public boolean isBreakerFailure() {
+		return this.breakerFailure;
+	}
+
+	/**
+	 * What the gateway does next.
+	 * @return the action
+	 */
+	public Action action() {
+		return this.action;
+	}
+
+	/** What the gateway does after an endpoint's last attempt ended with an outcome. */
+	public enum Action {
+
+		/** Return the response. */
+		RETURN,
+
+		/** Try the route's next endpoint; when none is left, degrade. */
+		FALL_BACK,
+
+		/** Hand a typed {@link LlmRequestException} to the caller: no fallback. */
+		SURFACE
+
+	}
+
+}

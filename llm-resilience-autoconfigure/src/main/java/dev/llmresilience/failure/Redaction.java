@@ -1,0 +1,36 @@
+package dev.llmresilience.failure;
+
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Removes secrets from text that came from a provider before it reaches a log or an exception:
+ * the endpoint's own key, and anything shaped like a key, masked or not (OpenAI's 401 message
+ * repeats the first and last characters of the key it was sent).
+ */
+public final class Redaction {
+
+	private static final Pattern KEY_LIKE = Pattern
+		.compile("\\b(sk|pk|rk|key)-[A-Za-z0-9_\\-*]{6,}|\\S*\\*{4,}\\S*|\\bBearer\\s+\\S+");
+
+	private static final String REDACTED = "[redacted]";
+
+	private Redaction() {
+	}
+
+	/**
+	 * Redact a text.
+	 * @param text the text, e.g. a provider's error message
+	 * @param secret the endpoint's key, or {@code null}
+	 * @return the text without secrets
+	 */
+	public static String redact(String text, @Nullable String secret) {
+		String result = text;
+		if (secret != null && !secret.isEmpty()) {
+			result = result.replace(secret, REDACTED);
+		}
+		return KEY_LIKE.matcher(result).replaceAll(REDACTED);
+	}
+
+}

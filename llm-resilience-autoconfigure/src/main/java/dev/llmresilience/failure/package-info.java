@@ -1,0 +1,7 @@
+/**
+ * What went wrong upstream: the outcome of each attempt, the one classifier of CONTRACT section 4, and the exception hierarchy.
+ */
+@NullMarked
+package dev.llmresilience.failure;
+
+import org.jspecify.annotations.NullMarked;

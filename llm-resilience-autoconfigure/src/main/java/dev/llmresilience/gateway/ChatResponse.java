@@ -1,0 +1,42 @@
+package dev.llmresilience.gateway;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+
+import dev.llmresilience.failure.Attempt;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the gateway answered.
+ *
+ * @param content the answer's text; for {@link Tier#BUSY} the busy message
+ * @param endpoint the endpoint that answered, or {@code null} when none did
+ * @param model the model that answered, as the provider named it, or {@code null}
+ * @param tier how the answer was obtained
+ * @param finishReason why the model stopped ({@code stop}, {@code length}, {@code tool_calls}, ...), or {@code null}
+ * @param toolCalls the functions the model asked to call; empty when none
+ * @param usage token counts, or {@code null} when the provider reported none
+ * @param cost the price of the call from the endpoint's {@code price}, or {@code null}
+ * @param latency from the gateway call's start to this answer
+ * @param attempts every attempt made or refused, in order
+ * @param ticket the deferred request's ticket for {@link Tier#DEFERRED}, else {@code null}
+ */
+public record ChatResponse(String content, @Nullable String endpoint, @Nullable String model, Tier tier,
+		@Nullable String finishReason, List<ToolCall> toolCalls, @Nullable Usage usage, @Nullable BigDecimal cost,
+		Duration latency, List<Attempt> attempts, @Nullable String ticket) {
+
+	public ChatResponse {
+		toolCalls = List.copyOf(toolCalls);
+		attempts = List.copyOf(attempts);
+	}
+
+	/**
+	 * Whether the answer is anything but the route's first choice.
+	 * @return true for every tier but {@link Tier#PRIMARY}
+	 */
+	public boolean isDegraded() {
+		return this.tier != Tier.PRIMARY;
+	}
+
+}

@@ -1,0 +1,44 @@
+package dev.llmresilience.gateway;
+
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Calls the language models of a route and degrades, in order, to another model, to later, and
+ * to a fast, honest "busy" answer when they fail.
+ */
+public interface LlmGateway {
+
+	/**
+	 * Answer a request.
+	 * @param request the request
+	 * @return the response; errors only with an {@link dev.llmresilience.failure.LlmRequestException}
+	 * (the request itself is wrong) or, with {@code llm.gateway.busy-as-error=true}, an
+	 * {@link dev.llmresilience.failure.LlmUnavailableException}
+	 */
+	Mono<ChatResponse> chat(ChatRequest request);
+
+	/**
+	 * Answer a request as a stream of chunks (server-sent events upstream).
+	 * @param request the request
+	 * @return the chunks
+	 */
+	Flux<ChatChunk> stream(ChatRequest request);
+
+	/**
+	 * The state of a deferred request.
+	 * @param ticket the ticket of a {@link Tier#DEFERRED} response
+	 * @return its state, or empty for an unknown ticket
+	 */
+	Mono<DeferredResult> deferred(String ticket);
+
+	/**
+	 * Answer one user prompt on the default route.
+	 * @param userPrompt the prompt
+	 * @return the response
+	 */
+	default Mono<ChatResponse> chat(String userPrompt) {
+		return chat(ChatRequest.ofUser(userPrompt));
+	}
+
+}

@@ -1,0 +1,167 @@
+package dev.llmresilience.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.failure.Redaction;
+import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.ToolCall;
+import dev.llmresilience.gateway.Usage;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * An OpenAI-compatible chat-completions client for one endpoint (OpenAI, Azure OpenAI's v1 API,
+ * DeepSeek, OpenRouter, Ollama, vLLM, ...). One subscription makes one HTTP call; the response is
+ * read whole (up to the endpoint's {@code max-response-size}) and handed to the
+ * {@link FailureClassifier}.
+ */
+public final class OpenAiChatClient implements LlmClient {
+
+	private final EndpointSettings settings;
+
+	private final WebClient webClient;
+
+	private final JsonMapper mapper;
+
+	private final FailureClassifier classifier;
+
+	/**
+	 * Create a client.
+	 * @param settings the endpoint's settings
+	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
+	 * @param mapper the mapper for the wire format
+	 * @param classifier the classifier
+	 */
+	public OpenAiChatClient(EndpointSettings settings, WebClient webClient, JsonMapper mapper,
+			FailureClassifier classifier) {
+		this.settings = settings;
+		this.webClient = webClient;
+		this.mapper = mapper;
+		this.classifier = classifier;
+	}
+
+	@Override
+	public Mono<Completion> chat(ChatRequest request) {
+		return Mono.defer(() -> this.webClient.post()
+			.uri("/chat/completions")
+			.contentType(MediaType.APPLICATION_JSON)
+			.accept(MediaType.APPLICATION_JSON)
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request)))
+			.exchangeToMono(this::read));
+	}
+
+	private OpenAiChatRequest toWire(ChatRequest request) {
+		List<OpenAiChatRequest.Message> messages = request.messages()
+			.stream()
+			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
+			.toList();
+		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(), null,
+				request.extra());
+	}
+
+	private Mono<Completion> read(ClientResponse response) {
+		int status = response.statusCode().value();
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		return response.bodyToMono(String.class).defaultIfEmpty("").map((body) -> interpret(status, headers, body));
+	}
+
+	private Completion interpret(int status, HttpHeaders headers, String body) {
+		String name = this.settings.name();
+		if (status < 200 || status >= 300) {
+			throw this.classifier.classifyStatus(name, status, headers, readError(body));
+		}
+		OpenAiChatCompletion completion = parse(body);
+		if (completion.error() != null && (completion.choices() == null || completion.choices().isEmpty())) {
+			ProviderError error = providerError(completion.error());
+			throw this.classifier.classifyStatus(name, statusOf(completion.error()), headers, error);
+		}
+		List<OpenAiChatCompletion.Choice> choices = (completion.choices() != null) ? completion.choices() : List.of();
+		OpenAiChatCompletion.Choice first = choices.isEmpty() ? null : choices.get(0);
+		OpenAiChatCompletion.Message message = (first != null) ? first.message() : null;
+		String content = (message != null) ? message.content() : null;
+		List<ToolCall> toolCalls = toolCalls(message);
+		String finishReason = (first != null) ? first.finishReason() : null;
+		LlmUpstreamException failure = this.classifier.classifyCompletion(name, first != null && message != null,
+				content, !toolCalls.isEmpty(), finishReason);
+		if (failure != null) {
+			throw failure;
+		}
+		OpenAiChatCompletion.Usage usage = completion.usage();
+		return new Completion((content != null) ? content : "", completion.model(), finishReason, toolCalls,
+				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null);
+	}
+
+	private OpenAiChatCompletion parse(String body) {
+		try {
+			OpenAiChatCompletion completion = this.mapper.readValue(body, OpenAiChatCompletion.class);
+			if (completion == null) {
+				throw malformed("The response body is empty");
+			}
+			return completion;
+		}
+		catch (JacksonException ex) {
+			throw malformed(body.isBlank() ? "The response body is empty" : "The response body is not valid JSON");
+		}
+	}
+
+	private @Nullable ProviderError readError(String body) {
+		if (body.isBlank()) {
+			return null;
+		}
+		try {
+			OpenAiChatCompletion parsed = this.mapper.readValue(body, OpenAiChatCompletion.class);
+			return (parsed != null && parsed.error() != null) ? providerError(parsed.error()) : null;
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+	}
+
+	private ProviderError providerError(OpenAiChatCompletion.Error error) {
+		String message = (error.message() != null) ? Redaction.redact(error.message(), this.settings.apiKey().reveal())
+				: null;
+		String code = (error.code() != null) ? String.valueOf(error.code()) : null;
+		return new ProviderError(error.type(), code, message);
+	}
+
+	private static int statusOf(OpenAiChatCompletion.Error error) {
+		if (error.code() instanceof Number number && number.intValue() >= 400 && number.intValue() < 600) {
+			return number.intValue();
+		}
+		return 500;
+	}
+
+	private static List<ToolCall> toolCalls(OpenAiChatCompletion.@Nullable Message message) {
+		if (message == null || message.toolCalls() == null) {
+			return List.of();
+		}
+		List<ToolCall> calls = new ArrayList<>();
+		for (OpenAiChatCompletion.ToolCall call : message.toolCalls()) {
+			OpenAiChatCompletion.Function function = call.function();
+			if (function != null && function.name() != null) {
+				calls.add(new ToolCall((call.id() != null) ? call.id() : "", function.name(),
+						(function.arguments() != null) ? function.arguments() : ""));
+			}
+		}
+		return calls;
+	}
+
+	private LlmUpstreamException malformed(String message) {
+		return new LlmUpstreamException(this.settings.name(), Outcome.MALFORMED_RESPONSE, 200, null, message, null);
+	}
+
+
+}

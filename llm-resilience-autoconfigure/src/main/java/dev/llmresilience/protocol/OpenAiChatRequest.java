@@ -1,0 +1,32 @@
+package dev.llmresilience.protocol;
+
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.annotation.JsonAnyGetter;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The body of {@code POST /chat/completions}. Fields left {@code null} are not sent; {@code extra}
+ * is merged into the body as it is.
+ *
+ * @param model the model
+ * @param messages the conversation
+ * @param temperature sampling temperature
+ * @param maxTokens largest completion
+ * @param stream whether to stream
+ * @param extra fields passed through
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+record OpenAiChatRequest(@JsonProperty("model") String model, @JsonProperty("messages") List<Message> messages,
+		@JsonProperty("temperature") @Nullable Double temperature,
+		@JsonProperty("max_tokens") @Nullable Integer maxTokens, @JsonProperty("stream") @Nullable Boolean stream,
+		@JsonAnyGetter Map<String, Object> extra) {
+
+	@JsonInclude(JsonInclude.Include.NON_NULL)
+	record Message(@JsonProperty("role") String role, @JsonProperty("content") String content) {
+	}
+
+}

@@ -1,0 +1,82 @@
+package dev.llmresilience.protocol;
+
+import io.netty.channel.ChannelOption;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.failure.FailureClassifier;
+
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * Builds the HTTP client of an OpenAI-compatible endpoint from the application's
+ * {@link WebClient.Builder}, so that Boot's codecs, observations and customizers apply, and sets
+ * what an LLM call needs on top: the endpoint's connect timeout, no redirects (a key must never
+ * follow one to another host), none of Reactor Netty's own retries (the endpoint's retry is the one
+ * place that decides), a connection pool sized to the bulkhead, and a cap on the body size.
+ */
+public final class OpenAiClientFactory {
+
+	/** The protocol name of this client. */
+	public static final String PROTOCOL = "openai";
+
+	private final JsonMapper mapper = JsonMapper.builder()
+		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+		.disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+		.build();
+
+	private final FailureClassifier classifier;
+
+	/**
+	 * Create a factory.
+	 * @param classifier the classifier every client reports to
+	 */
+	public OpenAiClientFactory(FailureClassifier classifier) {
+		this.classifier = classifier;
+	}
+
+	/**
+	 * Create the client of an endpoint.
+	 * @param settings the endpoint's settings
+	 * @param builder a builder the factory may change (pass a clone of a shared one)
+	 * @param connections the endpoint's connection pool
+	 * @return the client
+	 */
+	public OpenAiChatClient create(EndpointSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
+		HttpClient httpClient = HttpClient.create(connections)
+			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
+			.followRedirect(false)
+			.disableRetry(true);
+		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize());
+		WebClient webClient = builder.baseUrl(settings.baseUrl().toString())
+			.clientConnector(new ReactorClientHttpConnector(httpClient))
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxBody))
+			.defaultHeaders((headers) -> {
+				settings.headers().forEach(headers::set);
+				String key = settings.apiKey().reveal();
+				if (key != null) {
+					headers.setBearerAuth(key);
+				}
+			})
+			.build();
+		return new OpenAiChatClient(settings, webClient, this.mapper, this.classifier);
+	}
+
+	/**
+	 * A connection pool for an endpoint: as many connections as its bulkhead lets calls through, and
+	 * no waiting queue beyond them, so that a call never waits for a connection unseen.
+	 * @param settings the endpoint's settings
+	 * @return the pool; dispose it when the endpoint is closed
+	 */
+	public static ConnectionProvider connectionProvider(EndpointSettings settings) {
+		return ConnectionProvider.builder("llm-" + settings.name())
+			.maxConnections(Math.max(1, settings.bulkhead().maxConcurrentCalls()))
+			.pendingAcquireTimeout(settings.connectTimeout())
+			.build();
+	}
+
+}
