@@ -1,0 +1,75 @@
+package dev.llmresilience.sample;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.llmresilience.failure.LlmRequestException;
+import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.gateway.LlmGateway;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/**
+ * The sample's chat API: {@code POST /api/chat} answers with the gateway's {@link ChatResponse}.
+ */
+@RestController
+@RequestMapping("/api")
+class ChatController {
+
+	private final LlmGateway gateway;
+
+	ChatController(LlmGateway gateway) {
+		this.gateway = gateway;
+	}
+
+	@PostMapping("/chat")
+	Mono<ChatResponse> chat(@RequestBody PromptRequest body) {
+		return Mono.defer(() -> this.gateway.chat(body.toChatRequest()));
+	}
+
+	@ExceptionHandler(LlmRequestException.class)
+	ResponseEntity<Map<String, Object>> callerError(LlmRequestException ex) {
+		Map<String, Object> body = new LinkedHashMap<>();
+		body.put("error", ex.outcome().name());
+		body.put("message", ex.getMessage());
+		body.put("code", ex.code());
+		body.put("endpoint", ex.endpoint());
+		return ResponseEntity.badRequest().body(body);
+	}
+
+	@ExceptionHandler(IllegalArgumentException.class)
+	ResponseEntity<Map<String, Object>> badBody(IllegalArgumentException ex) {
+		return ResponseEntity.badRequest().body(Map.of("error", "INVALID_REQUEST", "message", ex.getMessage()));
+	}
+
+	/**
+	 * The body of {@code POST /api/chat}.
+	 *
+	 * @param prompt the user's prompt
+	 * @param route the route, or {@code null} for the default
+	 * @param deferrable whether the request may be deferred
+	 */
+	record PromptRequest(@Nullable String prompt, @Nullable String route, @Nullable Boolean deferrable) {
+
+		ChatRequest toChatRequest() {
+			if (this.prompt == null || this.prompt.isBlank()) {
+				throw new IllegalArgumentException("'prompt' is required, e.g. {\"prompt\": \"Hello\"}");
+			}
+			return ChatRequest.builder()
+				.user(this.prompt)
+				.route(this.route)
+				.deferrable(Boolean.TRUE.equals(this.deferrable))
+				.build();
+		}
+
+	}
+
+}

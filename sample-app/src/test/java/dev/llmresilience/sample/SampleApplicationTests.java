@@ -1,0 +1,189 @@
+package dev.llmresilience.sample;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.llmresilience.endpoint.EndpointRegistry;
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.http.MediaType;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.util.TestSocketUtils;
+import org.springframework.test.web.reactive.server.WebTestClient;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The README's walkthrough, run against the sample application over real HTTP: the gateway calls
+ * the simulated provider that the same application serves.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT,
+		properties = { "llm.defaults.circuit-breaker.wait-duration-in-open-state=1s",
+				"llm.defaults.retry.initial-backoff=1ms" })
+@AutoConfigureWebTestClient
+class SampleApplicationTests {
+
+	private static final int PORT = TestSocketUtils.findAvailableTcpPort();
+
+	@DynamicPropertySource
+	static void port(DynamicPropertyRegistry registry) {
+		registry.add("server.port", () -> PORT);
+	}
+
+	@Autowired
+	private WebTestClient client;
+
+	@Autowired
+	private EndpointRegistry endpoints;
+
+	@BeforeEach
+	void healthyProvidersAndClosedBreakers() {
+		mode("primary", "ok");
+		mode("backup", "ok");
+		this.endpoints.endpoints().forEach((endpoint) -> endpoint.circuitBreaker().reset());
+	}
+
+	@Test
+	void walkthroughFallsBackOpensTheBreakerAndClosesItAfterProbes() {
+		assertThat(chat("Hello")).containsEntry("tier", "PRIMARY").containsEntry("endpoint", "primary");
+
+		mode("primary", "error");
+		Map<String, Object> fallback = chat("Hello");
+		assertThat(fallback).containsEntry("tier", "FALLBACK")
+			.containsEntry("endpoint", "backup")
+			.containsEntry("content", "[backup] You said: Hello")
+			.containsEntry("degraded", true);
+		for (int i = 0; i < 3; i++) {
+			assertThat(chat("Hello")).containsEntry("tier", "FALLBACK");
+		}
+		assertThat(breaker("primary")).containsEntry("state", "OPEN");
+
+		mode("primary", "ok");
+		// The running application's breaker uses the real clock; wait-duration-in-open-state is 1s here.
+		// While it is open, calls are answered by the backup without touching the primary.
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> "PRIMARY".equals(chat("Hello").get("tier")));
+		assertThat(breaker("primary")).containsEntry("state", "HALF_OPEN");
+		for (int i = 0; i < 2; i++) {
+			assertThat(chat("Hello")).containsEntry("tier", "PRIMARY");
+		}
+		Map<String, Object> primary = breaker("primary");
+		assertThat(primary).containsEntry("state", "CLOSED");
+		assertThat(primary.get("lastTransition")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("from", "HALF_OPEN")
+			.containsEntry("to", "CLOSED");
+	}
+
+	@Test
+	void busyWhenEveryEndpointFailsAndFilteredMessageForContentFilters() {
+		mode("primary", "content-filter");
+		mode("backup", "content-filter");
+		Map<String, Object> filtered = chat("Something the filter dislikes");
+		assertThat(filtered).containsEntry("tier", "BUSY").containsEntry("finishReason", "content_filter");
+		assertThat((String) filtered.get("content")).contains("content filter");
+		mode("backup", "empty");
+		mode("primary", "error");
+		Map<String, Object> busy = chat("Hello");
+		assertThat(busy).containsEntry("tier", "BUSY")
+			.containsEntry("content", "The service is busy right now. Please try again in a minute.");
+	}
+
+	@Test
+	void missingPromptIsABadRequestWithAJsonError() {
+		this.client.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue("{}")
+			.exchange()
+			.expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.message")
+			.value((message) -> assertThat((String) message).contains("'prompt' is required"));
+	}
+
+	@Test
+	void unknownRouteIsABadRequest() {
+		this.client.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("prompt", "Hi", "route", "nope"))
+			.exchange()
+			.expectStatus()
+			.isBadRequest()
+			.expectBody()
+			.jsonPath("$.error")
+			.isEqualTo("INVALID_REQUEST");
+	}
+
+	@Test
+	void unknownSimulatorModeIsRejected() {
+		this.client.post()
+			.uri("/sim/primary/mode")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("mode", "explode"))
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
+	}
+
+	@Test
+	void actuatorExposesBreakersHealthAndPrometheus() {
+		this.client.get().uri("/actuator/llmbreakers").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.routes.default[0]").isEqualTo("primary")
+			.jsonPath("$.routes.default[1]").isEqualTo("backup");
+		this.client.get().uri("/actuator/llmbreakers/nope").exchange().expectStatus().isNotFound();
+		this.client.get().uri("/actuator/health").exchange().expectStatus().isOk();
+		this.client.get().uri("/actuator/prometheus").exchange().expectStatus().isOk();
+		String breakers = this.client.get().uri("/actuator/llmbreakers").exchange().expectBody(String.class)
+			.returnResult().getResponseBody();
+		assertThat(breakers).doesNotContain("sim-key-primary").doesNotContain("sim-key-backup");
+	}
+
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> chat(String prompt) {
+		return this.client.mutate().responseTimeout(Duration.ofSeconds(30)).build()
+			.post()
+			.uri("/api/chat")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("prompt", prompt))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
+	private void mode(String provider, String mode) {
+		this.client.post()
+			.uri("/sim/" + provider + "/mode")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("mode", mode))
+			.exchange()
+			.expectStatus()
+			.isOk();
+	}
+
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> breaker(String name) {
+		return this.client.get()
+			.uri("/actuator/llmbreakers/" + name)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
+}
