@@ -3,6 +3,7 @@ package dev.llmresilience.actuate;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
@@ -13,16 +14,20 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, and
- * the routes. Shows no API key and no header value.
+ * the routes; a write operation moves a breaker by hand. Shows no API key and no header value.
  */
 @Endpoint(id = "llmbreakers")
 public class LlmBreakersEndpoint {
+
+	private static final List<String> STATES = List.of("FORCED_OPEN", "CLOSED", "DISABLED", "RESET");
 
 	private final EndpointRegistry endpoints;
 
@@ -56,6 +61,32 @@ public class LlmBreakersEndpoint {
 		return (endpoint != null) ? describe(endpoint) : null;
 	}
 
+	/**
+	 * Move one endpoint's breaker to a state: {@code FORCED_OPEN} (no calls until changed back),
+	 * {@code CLOSED}, {@code DISABLED} (always lets calls through, records nothing) or {@code RESET}
+	 * (closed, with an empty window).
+	 * @param name the endpoint's name
+	 * @param state the target state
+	 * @return the endpoint's new descriptor, or {@code null} (a 404) for an unknown name
+	 */
+	@WriteOperation
+	public @Nullable EndpointDescriptor transition(@Selector String name, String state) {
+		LlmEndpoint endpoint = this.endpoints.endpoint(name);
+		if (endpoint == null) {
+			return null;
+		}
+		CircuitBreaker breaker = endpoint.circuitBreaker();
+		switch (state.trim().toUpperCase(Locale.ROOT)) {
+			case "FORCED_OPEN" -> breaker.transitionToForcedOpenState();
+			case "CLOSED" -> breaker.transitionToClosedState();
+			case "DISABLED" -> breaker.transitionToDisabledState();
+			case "RESET" -> breaker.reset();
+			default -> throw new InvalidEndpointRequestException("Unknown state '" + state + "'",
+					"Unknown state '" + state + "': use one of " + STATES);
+		}
+		return describe(endpoint);
+	}
+
 	static EndpointDescriptor describe(LlmEndpoint endpoint) {
 		EndpointSettings settings = endpoint.settings();
 		CircuitBreaker breaker = endpoint.circuitBreaker();
@@ -72,8 +103,13 @@ public class LlmBreakersEndpoint {
 						config.getPermittedNumberOfCallsInHalfOpenState()),
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
-				(transition != null) ? new TransitionDescriptor(transition.from().name(), transition.to().name(),
-						transition.at().toString()) : null);
+				(transition != null) ? describe(transition) : null,
+				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList());
+	}
+
+	private static TransitionDescriptor describe(LlmEndpoint.Transition transition) {
+		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
+				transition.failureRate(), transition.bufferedCalls());
 	}
 
 	/**
@@ -102,11 +138,12 @@ public class LlmBreakersEndpoint {
 	 * @param config the breaker's configuration
 	 * @param bulkhead the bulkhead
 	 * @param lastTransition the most recent state change, or {@code null}
+	 * @param transitions the most recent state changes, oldest first (at most 10)
 	 */
 	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
 			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
 			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
-			@Nullable TransitionDescriptor lastTransition) {
+			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions) {
 	}
 
 	/**
@@ -137,8 +174,11 @@ public class LlmBreakersEndpoint {
 	 * @param from the state before
 	 * @param to the state after
 	 * @param at when, ISO-8601
+	 * @param failureRate the window's failure rate then, in percent; -1 when the new state starts an
+	 * empty window (to CLOSED, HALF_OPEN, or by hand)
+	 * @param bufferedCalls the calls in the window then
 	 */
-	public record TransitionDescriptor(String from, String to, String at) {
+	public record TransitionDescriptor(String from, String to, String at, float failureRate, int bufferedCalls) {
 	}
 
 }

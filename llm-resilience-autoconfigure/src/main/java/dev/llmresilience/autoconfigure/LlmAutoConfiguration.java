@@ -10,16 +10,19 @@ import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.endpoint.ResilienceRegistries;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
@@ -49,15 +52,32 @@ public final class LlmAutoConfiguration {
 		return new FailureClassifier(Clock.systemUTC());
 	}
 
+	/**
+	 * The application's Resilience4j registries when it has all three (Resilience4j's Spring Boot
+	 * integration), so that our breakers also show in its actuator endpoints and metrics and its
+	 * {@code instances.<endpoint>} blocks can tune them; else registries of our own.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ResilienceRegistries llmResilienceRegistries(ObjectProvider<CircuitBreakerRegistry> circuitBreakers,
+			ObjectProvider<RetryRegistry> retries, ObjectProvider<BulkheadRegistry> bulkheads) {
+		CircuitBreakerRegistry circuitBreakerRegistry = circuitBreakers.getIfUnique();
+		RetryRegistry retryRegistry = retries.getIfUnique();
+		BulkheadRegistry bulkheadRegistry = bulkheads.getIfUnique();
+		if (circuitBreakerRegistry != null && retryRegistry != null && bulkheadRegistry != null) {
+			return new ResilienceRegistries(circuitBreakerRegistry, retryRegistry, bulkheadRegistry, true);
+		}
+		return ResilienceRegistries.own();
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
-			ObjectProvider<WebClient.Builder> webClientBuilder) {
+			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder) {
 		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties);
 		List<EndpointSettings> settings = resolver.endpoints();
-		EndpointFactory endpointFactory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(),
-				RetryRegistry.ofDefaults(), BulkheadRegistry.ofDefaults(), classifier, Clock.systemUTC(),
-				() -> ThreadLocalRandom.current().nextDouble());
+		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
+				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble());
 		OpenAiClientFactory clientFactory = new OpenAiClientFactory(classifier);
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> pools = new ArrayList<>();
@@ -72,15 +92,18 @@ public final class LlmAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties) {
+	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties,
+			ObjectProvider<LlmGatewayListener> listeners, ObjectProvider<ObservationRegistry> observations) {
 		LlmProperties.Gateway gateway = properties.getGateway();
 		Duration deadline = gateway.getDeadline();
 		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
 			throw new LlmConfigurationException("llm.gateway.deadline", "is " + deadline + ", but must be positive",
 					"Use a duration longer than an endpoint's timeout, such as 90s.");
 		}
-		return new DefaultLlmGateway(endpoints, new GatewaySettings(deadline, gateway.getBusyMessage(),
-				gateway.getContentFilteredMessage(), gateway.isBusyAsError()));
+		return new DefaultLlmGateway(endpoints,
+				new GatewaySettings(deadline, gateway.getBusyMessage(), gateway.getContentFilteredMessage(),
+						gateway.isBusyAsError()),
+				listeners.orderedStream().toList(), observations.getIfUnique(() -> ObservationRegistry.NOOP));
 	}
 
 }

@@ -1,6 +1,7 @@
 package dev.llmresilience.autoconfigure;
 
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import dev.llmresilience.endpoint.EndpointRegistry;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -24,6 +25,13 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints) {
 		return new LlmBreakersEndpoint(endpoints);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(LlmBreakersEndpoint.class)
+	LlmBreakersEndpointWebExtension llmBreakersEndpointWebExtension(LlmBreakersEndpoint endpoint) {
+		return new LlmBreakersEndpointWebExtension(endpoint);
 	}
 
 }

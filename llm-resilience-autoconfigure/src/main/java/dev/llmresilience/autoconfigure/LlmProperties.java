@@ -34,6 +34,10 @@ public class LlmProperties {
 	@NestedConfigurationProperty
 	private final Gateway gateway = new Gateway();
 
+	/** The "llm" health contributor. */
+	@NestedConfigurationProperty
+	private final Health health = new Health();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -64,6 +68,29 @@ public class LlmProperties {
 
 	public Gateway getGateway() {
 		return this.gateway;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	/** Health settings. */
+	public static class Health {
+
+		/**
+		 * Report DOWN while every endpoint of some route has an open breaker. Off by default: a
+		 * provider outage should not take every replica out of the load balancer at once.
+		 */
+		private boolean downWhenRouteUnavailable = false;
+
+		public boolean isDownWhenRouteUnavailable() {
+			return this.downWhenRouteUnavailable;
+		}
+
+		public void setDownWhenRouteUnavailable(boolean downWhenRouteUnavailable) {
+			this.downWhenRouteUnavailable = downWhenRouteUnavailable;
+		}
+
 	}
 
 	/** Gateway settings. */

@@ -62,15 +62,46 @@ public final class EndpointFactory {
 	 * @return the endpoint
 	 */
 	public LlmEndpoint create(EndpointSettings settings, LlmClient client) {
-		CircuitBreaker circuitBreaker = this.circuitBreakers.circuitBreaker(settings.name(),
-				circuitBreakerConfig(settings.circuitBreaker()));
-		Retry retry = this.retries.retry(settings.name(), retryConfig(settings.retry()));
-		Bulkhead bulkhead = this.bulkheads.bulkhead(settings.name(), bulkheadConfig(settings.bulkhead()));
+		CircuitBreaker circuitBreaker = circuitBreaker(settings);
+		Retry retry = retry(settings);
+		Bulkhead bulkhead = this.bulkheads.find(settings.name())
+			.orElseGet(() -> this.bulkheads.bulkhead(settings.name(), bulkheadConfig(settings.bulkhead())));
 		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier);
 	}
 
+	/**
+	 * The endpoint's breaker. When the registry already holds one by that name (an instance that
+	 * Resilience4j's Spring Boot integration created from
+	 * {@code resilience4j.circuitbreaker.instances.<name>}), its window, thresholds and waits are
+	 * kept, but the failure rules and the clock are ours: which outcomes count is not a tuning knob.
+	 */
+	private CircuitBreaker circuitBreaker(EndpointSettings settings) {
+		CircuitBreaker existing = this.circuitBreakers.find(settings.name()).orElse(null);
+		if (existing == null) {
+			return this.circuitBreakers.circuitBreaker(settings.name(), circuitBreakerConfig(settings.circuitBreaker()));
+		}
+		CircuitBreakerConfig tuned = withFailureRules(CircuitBreakerConfig.from(existing.getCircuitBreakerConfig()));
+		CircuitBreaker replacement = CircuitBreaker.of(settings.name(), tuned, existing.getTags());
+		this.circuitBreakers.replace(settings.name(), replacement);
+		return replacement;
+	}
+
+	/**
+	 * The endpoint's retry. What is retried and how long to wait follow the failure rules and
+	 * {@code llm.*.retry}, so an instance of the same name already in the registry is replaced.
+	 */
+	private Retry retry(EndpointSettings settings) {
+		RetryConfig config = retryConfig(settings.retry());
+		if (this.retries.find(settings.name()).isEmpty()) {
+			return this.retries.retry(settings.name(), config);
+		}
+		Retry retry = Retry.of(settings.name(), config);
+		this.retries.replace(settings.name(), retry);
+		return retry;
+	}
+
 	CircuitBreakerConfig circuitBreakerConfig(EndpointSettings.CircuitBreakerSettings settings) {
-		return CircuitBreakerConfig.custom()
+		return withFailureRules(CircuitBreakerConfig.custom()
 			.slidingWindowType(SlidingWindowType.COUNT_BASED)
 			.slidingWindowSize(settings.slidingWindowSize())
 			.minimumNumberOfCalls(settings.minimumNumberOfCalls())
@@ -78,9 +109,13 @@ public final class EndpointFactory {
 			.waitDurationInOpenState(settings.waitDurationInOpenState())
 			.permittedNumberOfCallsInHalfOpenState(settings.permittedCallsInHalfOpenState())
 			.slowCallDurationThreshold(settings.slowCallDurationThreshold())
-			.slowCallRateThreshold(settings.slowCallRateThreshold())
-			.recordException(FailureClassifier::isBreakerFailure)
+			.slowCallRateThreshold(settings.slowCallRateThreshold()));
+	}
+
+	private CircuitBreakerConfig withFailureRules(CircuitBreakerConfig.Builder builder) {
+		return builder.recordException(FailureClassifier::isBreakerFailure)
 			.ignoreException((error) -> !FailureClassifier.isBreakerFailure(error))
+			.recordResult((result) -> false)
 			.clock(this.clock)
 			.build();
 	}

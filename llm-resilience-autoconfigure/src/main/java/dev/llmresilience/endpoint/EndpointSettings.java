@@ -2,6 +2,7 @@ package dev.llmresilience.endpoint;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -36,6 +37,34 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * The provider's name as OpenTelemetry's GenAI conventions spell it ({@code gen_ai.provider.name}),
+	 * guessed from the base URL's host; the protocol's name for a host that is not known.
+	 * @return the provider's name
+	 */
+	public String providerName() {
+		String host = (this.baseUrl.getHost() != null) ? this.baseUrl.getHost().toLowerCase(Locale.ROOT) : "";
+		if (host.endsWith("openai.azure.com") || host.endsWith("services.ai.azure.com")) {
+			return "azure.ai.openai";
+		}
+		if (host.endsWith("openai.com")) {
+			return "openai";
+		}
+		if (host.endsWith("deepseek.com")) {
+			return "deepseek";
+		}
+		if (host.endsWith("openrouter.ai")) {
+			return "openrouter";
+		}
+		if (host.endsWith("mistral.ai")) {
+			return "mistral_ai";
+		}
+		if (host.endsWith("groq.com")) {
+			return "groq";
+		}
+		return this.protocol;
 	}
 
 	@Override

@@ -2,22 +2,31 @@ package dev.llmresilience.endpoint;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 import dev.llmresilience.failure.Attempt;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.GatewayObservations;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
 import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
+import io.micrometer.observation.Observation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -29,6 +38,11 @@ import reactor.core.scheduler.Schedulers;
  * open, and a timeout is a failure the breaker counts.
  */
 public final class LlmEndpoint {
+
+	/** How many state transitions each endpoint remembers. */
+	public static final int MAX_TRANSITIONS = 10;
+
+	private static final Log logger = LogFactory.getLog(LlmEndpoint.class);
 
 	private final EndpointSettings settings;
 
@@ -42,7 +56,7 @@ public final class LlmEndpoint {
 
 	private final FailureClassifier classifier;
 
-	private final AtomicReference<@Nullable Transition> lastTransition = new AtomicReference<>();
+	private final Deque<Transition> transitions = new ArrayDeque<>();
 
 	/**
 	 * Create an endpoint.
@@ -61,9 +75,31 @@ public final class LlmEndpoint {
 		this.retry = retry;
 		this.bulkhead = bulkhead;
 		this.classifier = classifier;
-		circuitBreaker.getEventPublisher()
-			.onStateTransition((event) -> this.lastTransition.set(new Transition(event.getStateTransition().getFromState(),
-					event.getStateTransition().getToState(), event.getCreationTime().toInstant())));
+		circuitBreaker.getEventPublisher().onStateTransition(this::recordTransition);
+	}
+
+	private void recordTransition(CircuitBreakerOnStateTransitionEvent event) {
+		CircuitBreaker.Metrics metrics = this.circuitBreaker.getMetrics();
+		Transition transition = new Transition(event.getStateTransition().getFromState(),
+				event.getStateTransition().getToState(), event.getCreationTime().toInstant(), metrics.getFailureRate(),
+				metrics.getNumberOfBufferedCalls());
+		synchronized (this.transitions) {
+			if (this.transitions.size() == MAX_TRANSITIONS) {
+				this.transitions.removeFirst();
+			}
+			this.transitions.addLast(transition);
+		}
+		if (logger.isWarnEnabled()) {
+			logger.warn("LLM endpoint '" + name() + "' (model " + this.settings.model() + "): circuit breaker "
+					+ transition.from() + " -> " + transition.to() + ", failure rate " + rate(transition.failureRate())
+					+ " over the last " + transition.bufferedCalls() + " of "
+					+ this.settings.circuitBreaker().slidingWindowSize() + " calls (threshold "
+					+ rate(this.settings.circuitBreaker().failureRateThreshold()) + ")");
+		}
+	}
+
+	private static String rate(float percent) {
+		return (percent < 0) ? "not yet computed" : String.format(Locale.ROOT, "%.1f %%", percent);
 	}
 
 	/**
@@ -73,18 +109,74 @@ public final class LlmEndpoint {
 	 * @return the completion, or the last attempt's classified error
 	 */
 	public Mono<Completion> call(ChatRequest request, Consumer<Attempt> onAttempt) {
+		return call(request, onAttempt, null);
+	}
+
+	/**
+	 * Call the endpoint, retrying as its settings say, with one observation per attempt.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @param parent the observation of the gateway call, or {@code null} for none
+	 * @return the completion, or the last attempt's classified error
+	 */
+	public Mono<Completion> call(ChatRequest request, Consumer<Attempt> onAttempt, @Nullable Observation parent) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.settings.timeout();
 		Mono<Completion> attempt = Mono.defer(() -> {
 			long start = now();
+			Observation observation = startObservation(parent);
+			AtomicBoolean ended = new AtomicBoolean();
 			return this.client.chat(request)
 				.timeout(timeout)
 				.onErrorMap((error) -> this.classifier.classifyError(this.settings.name(), error))
 				.transformDeferred(BulkheadOperator.of(this.bulkhead))
 				.transformDeferred(CircuitBreakerOperator.of(this.circuitBreaker))
-				.doOnSuccess((completion) -> onAttempt.accept(attempt(Outcome.SUCCESS, start)))
-				.doOnError((error) -> onAttempt.accept(attempt(FailureClassifier.outcomeOf(error), start)));
+				.doOnSuccess((completion) -> {
+					ended.set(true);
+					endObservation(observation, Outcome.SUCCESS, null,
+							(completion != null && completion.model() != null) ? completion.model() : this.settings.model());
+					onAttempt.accept(attempt(Outcome.SUCCESS, start));
+				})
+				.doOnError((error) -> {
+					ended.set(true);
+					Outcome outcome = FailureClassifier.outcomeOf(error);
+					endObservation(observation, outcome, error, this.settings.model());
+					onAttempt.accept(attempt(outcome, start));
+				})
+				.doOnCancel(() -> {
+					if (ended.compareAndSet(false, true)) {
+						observation.lowCardinalityKeyValue("llm.outcome", "CANCELLED");
+						observation.lowCardinalityKeyValue("error.type", "cancelled");
+						observation.lowCardinalityKeyValue("gen_ai.response.model", this.settings.model());
+						observation.stop();
+					}
+				});
 		});
 		return attempt.transformDeferred(RetryOperator.of(this.retry));
+	}
+
+	private Observation startObservation(@Nullable Observation parent) {
+		if (parent == null || parent.isNoop()) {
+			return Observation.NOOP;
+		}
+		return Observation.createNotStarted(GatewayObservations.ATTEMPT, parent.getObservationRegistry())
+			.parentObservation(parent)
+			.contextualName("chat " + this.settings.model())
+			.lowCardinalityKeyValue("gen_ai.operation.name", "chat")
+			.lowCardinalityKeyValue("gen_ai.provider.name", this.settings.providerName())
+			.lowCardinalityKeyValue("gen_ai.request.model", this.settings.model())
+			.lowCardinalityKeyValue("llm.endpoint", name())
+			.start();
+	}
+
+	private static void endObservation(Observation observation, Outcome outcome, @Nullable Throwable error,
+			String responseModel) {
+		observation.lowCardinalityKeyValue("llm.outcome", outcome.name());
+		observation.lowCardinalityKeyValue("error.type", (error != null) ? outcome.name() : "none");
+		observation.lowCardinalityKeyValue("gen_ai.response.model", responseModel);
+		if (error != null) {
+			observation.error(error);
+		}
+		observation.stop();
 	}
 
 	private Attempt attempt(Outcome outcome, long start) {
@@ -140,7 +232,19 @@ public final class LlmEndpoint {
 	 * @return the transition, or {@code null} if it never changed state
 	 */
 	public @Nullable Transition lastTransition() {
-		return this.lastTransition.get();
+		synchronized (this.transitions) {
+			return this.transitions.peekLast();
+		}
+	}
+
+	/**
+	 * The breaker's most recent state transitions, oldest first, at most {@value #MAX_TRANSITIONS}.
+	 * @return the transitions
+	 */
+	public List<Transition> transitions() {
+		synchronized (this.transitions) {
+			return List.copyOf(this.transitions);
+		}
 	}
 
 	@Override
@@ -154,8 +258,11 @@ public final class LlmEndpoint {
 	 * @param from the state before
 	 * @param to the state after
 	 * @param at when it happened
+	 * @param failureRate the failure rate, in percent, of the window when it happened (-1 if not yet computed)
+	 * @param bufferedCalls the calls in the window when it happened
 	 */
-	public record Transition(CircuitBreaker.State from, CircuitBreaker.State to, Instant at) {
+	public record Transition(CircuitBreaker.State from, CircuitBreaker.State to, Instant at, float failureRate,
+			int bufferedCalls) {
 	}
 
 }

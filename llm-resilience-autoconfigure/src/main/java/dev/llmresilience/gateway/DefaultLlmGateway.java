@@ -4,8 +4,11 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
@@ -16,6 +19,8 @@ import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUnavailableException;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.protocol.Completion;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -32,18 +37,40 @@ public class DefaultLlmGateway implements LlmGateway {
 
 	private static final Log logger = LogFactory.getLog(DefaultLlmGateway.class);
 
+	private static final Duration CONFIGURATION_WARNING_INTERVAL = Duration.ofMinutes(1);
+
 	private final EndpointRegistry endpoints;
 
 	private final GatewaySettings settings;
+
+	private final List<LlmGatewayListener> listeners;
+
+	private final ObservationRegistry observations;
+
+	private final Map<String, Long> configurationWarnings = new ConcurrentHashMap<>();
+
+	/**
+	 * Create a gateway with no listener and no observations.
+	 * @param endpoints the endpoints and routes
+	 * @param settings the gateway's settings
+	 */
+	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings) {
+		this(endpoints, settings, List.of(), ObservationRegistry.NOOP);
+	}
 
 	/**
 	 * Create a gateway.
 	 * @param endpoints the endpoints and routes
 	 * @param settings the gateway's settings
+	 * @param listeners hear every attempt and answer
+	 * @param observations records one observation per call and one per attempt
 	 */
-	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings) {
+	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, List<LlmGatewayListener> listeners,
+			ObservationRegistry observations) {
 		this.endpoints = endpoints;
 		this.settings = settings;
+		this.listeners = List.copyOf(listeners);
+		this.observations = observations;
 	}
 
 	@Override
@@ -56,31 +83,81 @@ public class DefaultLlmGateway implements LlmGateway {
 						+ "': configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(),
 						null, 0, "unknown_route"));
 			}
-			Call call = new Call(routeName, now());
+			Observation observation = GatewayObservations.call(this.observations, routeName);
+			Call call = new Call(routeName, now(), observation);
 			Duration deadline = (request.deadline() != null) ? request.deadline() : this.settings.deadline();
 			return Flux.range(0, route.size())
-				.concatMap((index) -> attempt(call, route.get(index), index, request), 0)
+				.concatMap((index) -> attempt(call, route.get(index), index, request))
 				.next()
 				.timeout(deadline, Mono.defer(() -> {
 					logger.debug("Gateway call on route '" + routeName + "' reached its deadline of " + deadline);
 					return busy(call);
 				}))
-				.switchIfEmpty(Mono.defer(() -> busy(call)));
+				.switchIfEmpty(Mono.defer(() -> busy(call)))
+				.doOnSubscribe((subscription) -> observation.start())
+				.doOnNext((response) -> {
+					GatewayObservations.answered(observation, response);
+					notify((listener) -> listener.onResponse(routeName, response));
+				})
+				.doOnError((error) -> {
+					observation.error(error);
+					notify((listener) -> listener.onError(routeName, error));
+				})
+				.doFinally((signal) -> observation.stop());
 		});
 	}
 
 	private Mono<ChatResponse> attempt(Call call, LlmEndpoint endpoint, int index, ChatRequest request) {
-		return endpoint.call(request, call.attempts::add)
-			.map((completion) -> answer(call, endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion))
+		EndpointSettings settings = endpoint.settings();
+		Consumer<Attempt> onAttempt = (attempt) -> {
+			call.attempts.add(attempt);
+			if (attempt.outcome() != Outcome.SUCCESS) {
+				notify((listener) -> listener.onAttempt(call.route, settings, attempt, null));
+			}
+		};
+		return endpoint.call(request, onAttempt, call.observation)
+			.map((completion) -> {
+				Attempt last = call.attempts.get(call.attempts.size() - 1);
+				notify((listener) -> listener.onAttempt(call.route, settings, last, completion));
+				return answer(call, endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion);
+			})
 			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK,
 					(error) -> {
-						if (logger.isDebugEnabled()) {
-							logger.debug("Endpoint '" + endpoint.name() + "' failed with "
-									+ FailureClassifier.outcomeOf(error) + "; trying the next endpoint of route '"
-									+ call.route + "': " + error.getMessage());
+						Outcome outcome = FailureClassifier.outcomeOf(error);
+						if (outcome == Outcome.CONFIGURATION_ERROR) {
+							warnConfigurationProblem(endpoint, error);
+						}
+						else if (logger.isDebugEnabled()) {
+							logger.debug("Endpoint '" + endpoint.name() + "' failed with " + outcome
+									+ "; trying the next endpoint of route '" + call.route + "': " + error.getMessage());
 						}
 						return Mono.empty();
 					});
+	}
+
+	/**
+	 * A 401, 403 or 404 means the endpoint is misconfigured, which an operator must fix: say so at
+	 * WARN, but at most once a minute per endpoint, since every call would otherwise repeat it.
+	 */
+	private void warnConfigurationProblem(LlmEndpoint endpoint, Throwable error) {
+		long now = now();
+		Long last = this.configurationWarnings.get(endpoint.name());
+		if (last == null || now - last >= CONFIGURATION_WARNING_INTERVAL.toNanos()) {
+			this.configurationWarnings.put(endpoint.name(), now);
+			logger.warn("LLM endpoint '" + endpoint.name() + "' looks misconfigured, falling back: "
+					+ error.getMessage());
+		}
+	}
+
+	private void notify(Consumer<LlmGatewayListener> event) {
+		for (LlmGatewayListener listener : this.listeners) {
+			try {
+				event.accept(listener);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("LlmGatewayListener " + listener.getClass().getName() + " failed: " + ex);
+			}
+		}
 	}
 
 	private ChatResponse answer(Call call, LlmEndpoint endpoint, Tier tier, Completion completion) {
@@ -137,11 +214,14 @@ public class DefaultLlmGateway implements LlmGateway {
 
 		private final long start;
 
+		private final Observation observation;
+
 		private final List<Attempt> attempts = new CopyOnWriteArrayList<>();
 
-		Call(String route, long start) {
+		Call(String route, long start, Observation observation) {
 			this.route = route;
 			this.start = start;
+			this.observation = observation;
 		}
 
 		Duration elapsed() {

@@ -1,0 +1,70 @@
+package dev.llmresilience.actuate;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+
+/**
+ * The {@code llm} health contributor: one entry per endpoint (breaker state, failure rate) and the
+ * routes whose every endpoint is open. It reports UP even then, unless told otherwise: a provider's
+ * outage is not this application's, and a DOWN would take every replica out of the load balancer at
+ * once, while each replica can still answer BUSY (or from another route). With
+ * {@code llm.health.down-when-route-unavailable=true} it reports DOWN while any route has no
+ * endpoint whose breaker lets calls through.
+ */
+public class LlmHealthIndicator extends AbstractHealthIndicator {
+
+	private final EndpointRegistry endpoints;
+
+	private final boolean downWhenRouteUnavailable;
+
+	/**
+	 * Create the indicator.
+	 * @param endpoints the endpoints and routes
+	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
+	 */
+	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable) {
+		super("LLM endpoints health check failed");
+		this.endpoints = endpoints;
+		this.downWhenRouteUnavailable = downWhenRouteUnavailable;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		Map<String, Object> endpoints = new LinkedHashMap<>();
+		for (LlmEndpoint endpoint : this.endpoints.endpoints()) {
+			CircuitBreaker breaker = endpoint.circuitBreaker();
+			endpoints.put(endpoint.name(), Map.of("state", breaker.getState().name(), "failureRate",
+					breaker.getMetrics().getFailureRate()));
+		}
+		List<String> unavailable = new ArrayList<>();
+		this.endpoints.routeNames().forEach((route, members) -> {
+			boolean allOpen = members.stream()
+				.map(this.endpoints::endpoint)
+				.allMatch((endpoint) -> endpoint != null && isOpen(endpoint.circuitBreaker().getState()));
+			if (allOpen) {
+				unavailable.add(route);
+			}
+		});
+		if (this.downWhenRouteUnavailable && !unavailable.isEmpty()) {
+			builder.down();
+		}
+		else {
+			builder.up();
+		}
+		builder.withDetail("endpoints", endpoints).withDetail("unavailableRoutes", unavailable);
+	}
+
+	private static boolean isOpen(CircuitBreaker.State state) {
+		return state == CircuitBreaker.State.OPEN || state == CircuitBreaker.State.FORCED_OPEN;
+	}
+
+}

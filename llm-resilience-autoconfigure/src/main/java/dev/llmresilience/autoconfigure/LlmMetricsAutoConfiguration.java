@@ -1,0 +1,46 @@
+package dev.llmresilience.autoconfigure;
+
+import dev.llmresilience.endpoint.ResilienceRegistries;
+import dev.llmresilience.metrics.LlmMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
+import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Auto-configuration of the gateway's Micrometer meters, and of Resilience4j's own meters for our
+ * breakers, retries and bulkheads when they live in registries of our own (the application's
+ * Resilience4j integration publishes those of its registries itself).
+ */
+@AutoConfiguration(after = LlmAutoConfiguration.class,
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration" })
+@ConditionalOnClass({ MeterRegistry.class, TaggedCircuitBreakerMetrics.class })
+@ConditionalOnBean({ MeterRegistry.class, ResilienceRegistries.class })
+public final class LlmMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	LlmMetrics llmMetrics(MeterRegistry meterRegistry) {
+		return new LlmMetrics(meterRegistry);
+	}
+
+	@Bean
+	MeterBinder llmResilience4jMetrics(ResilienceRegistries registries) {
+		return (meterRegistry) -> {
+			if (!registries.shared()) {
+				TaggedCircuitBreakerMetrics.ofCircuitBreakerRegistry(registries.circuitBreakers()).bindTo(meterRegistry);
+				TaggedRetryMetrics.ofRetryRegistry(registries.retries()).bindTo(meterRegistry);
+				TaggedBulkheadMetrics.ofBulkheadRegistry(registries.bulkheads()).bindTo(meterRegistry);
+			}
+		};
+	}
+
+}

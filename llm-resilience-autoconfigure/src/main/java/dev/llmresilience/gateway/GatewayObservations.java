@@ -1,0 +1,37 @@
+package dev.llmresilience.gateway;
+
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+
+/**
+ * Names and key values of the gateway's Micrometer observations: {@value #CALL} per gateway call,
+ * with one {@value #ATTEMPT} child per upstream attempt, so that a trace shows the attempts, their
+ * endpoints and the fallback. Key values are bounded: route, endpoint, model, tier, outcome; never a
+ * prompt.
+ */
+public final class GatewayObservations {
+
+	/** The observation of one gateway call. */
+	public static final String CALL = "llm.gateway.call";
+
+	/** The observation of one upstream attempt (named as OpenTelemetry's GenAI client span). */
+	public static final String ATTEMPT = "gen_ai.client.operation";
+
+	private GatewayObservations() {
+	}
+
+	static Observation call(ObservationRegistry registry, String route) {
+		return Observation.createNotStarted(CALL, registry)
+			.contextualName("llm " + route)
+			.lowCardinalityKeyValue("llm.route", route);
+	}
+
+	static void answered(Observation observation, ChatResponse response) {
+		observation.lowCardinalityKeyValue("llm.tier", response.tier().name());
+		if (response.endpoint() != null) {
+			observation.lowCardinalityKeyValue("llm.endpoint", response.endpoint());
+		}
+		observation.highCardinalityKeyValue("llm.attempts", String.valueOf(response.attempts().size()));
+	}
+
+}

@@ -1,0 +1,41 @@
+package dev.llmresilience.gateway;
+
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.protocol.Completion;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hears what the gateway does, for metrics and audit. Every bean of this type is called, in order,
+ * on the thread that finished the work: keep implementations fast and non-blocking. An exception
+ * thrown by a listener is logged and ignored.
+ */
+public interface LlmGatewayListener {
+
+	/**
+	 * An attempt on an endpoint ended (not called for a cancelled attempt).
+	 * @param route the route of the call
+	 * @param endpoint the endpoint's settings
+	 * @param attempt the attempt
+	 * @param completion the answer when the attempt succeeded, else {@code null}
+	 */
+	default void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
+	}
+
+	/**
+	 * A gateway call answered (any tier).
+	 * @param route the route of the call
+	 * @param response the answer
+	 */
+	default void onResponse(String route, ChatResponse response) {
+	}
+
+	/**
+	 * A gateway call ended with an error: a caller error, or no answer with {@code busy-as-error}.
+	 * @param route the route of the call
+	 * @param error the error
+	 */
+	default void onError(String route, Throwable error) {
+	}
+
+}

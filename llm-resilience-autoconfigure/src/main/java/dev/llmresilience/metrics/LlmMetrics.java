@@ -1,0 +1,134 @@
+package dev.llmresilience.metrics;
+
+import java.math.BigDecimal;
+import java.util.List;
+
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.gateway.LlmGatewayListener;
+import dev.llmresilience.gateway.Tier;
+import dev.llmresilience.protocol.Completion;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Records the gateway's meters:
+ * <ul>
+ * <li>{@value #OPERATION_DURATION} (timer, seconds) per upstream attempt, and
+ * {@value #TOKEN_USAGE} (distribution summary, tokens) per successful attempt, named and tagged as
+ * OpenTelemetry's GenAI semantic conventions say, plus {@code llm.endpoint};</li>
+ * <li>{@value #CALLS} per gateway call (route, tier, outcome), {@value #FALLBACKS} per move from one
+ * endpoint to the next (route, from, to), and {@value #COST} (endpoint) adding each answer's cost.</li>
+ * </ul>
+ * Every meter of one name carries the same tag keys (Prometheus needs it): {@code error.type} is
+ * {@code none} on success.
+ */
+public class LlmMetrics implements LlmGatewayListener {
+
+	/** Duration of one upstream attempt. */
+	public static final String OPERATION_DURATION = "gen_ai.client.operation.duration";
+
+	/** Tokens of one successful attempt, by {@code gen_ai.token.type} (input, output). */
+	public static final String TOKEN_USAGE = "gen_ai.client.token.usage";
+
+	/** Gateway calls by route, tier and outcome. */
+	public static final String CALLS = "llm.gateway.calls";
+
+	/** Moves from one endpoint to the next within a call, by route, from and to. */
+	public static final String FALLBACKS = "llm.gateway.fallbacks";
+
+	/** Cost of the answers, in the currency of the endpoints' prices, by endpoint. */
+	public static final String COST = "llm.gateway.cost";
+
+	private final MeterRegistry registry;
+
+	/**
+	 * Create the meters' recorder.
+	 * @param registry the registry
+	 */
+	public LlmMetrics(MeterRegistry registry) {
+		this.registry = registry;
+	}
+
+	@Override
+	public void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
+		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL) {
+			return; // no call was made
+		}
+		String responseModel = (completion != null && completion.model() != null) ? completion.model()
+				: endpoint.model();
+		Tags tags = Tags.of("gen_ai.operation.name", "chat", "gen_ai.provider.name", endpoint.providerName(),
+				"gen_ai.request.model", endpoint.model(), "gen_ai.response.model", responseModel, "llm.endpoint",
+				endpoint.name());
+		Timer.builder(OPERATION_DURATION)
+			.description("Duration of one LLM client operation (one upstream attempt)")
+			.tags(tags)
+			.tag("error.type", (attempt.outcome() == Outcome.SUCCESS) ? "none" : attempt.outcome().name())
+			.register(this.registry)
+			.record(attempt.duration());
+		if (completion != null && completion.usage() != null) {
+			recordTokens(tags, "input", completion.usage().promptTokens());
+			recordTokens(tags, "output", completion.usage().completionTokens());
+		}
+	}
+
+	private void recordTokens(Tags tags, String type, @Nullable Integer tokens) {
+		if (tokens != null) {
+			DistributionSummary.builder(TOKEN_USAGE)
+				.description("Tokens used by one LLM client operation")
+				.baseUnit("{token}")
+				.tags(tags)
+				.tag("gen_ai.token.type", type)
+				.register(this.registry)
+				.record(tokens);
+		}
+	}
+
+	@Override
+	public void onResponse(String route, ChatResponse response) {
+		count(route, response.tier().name(), (response.tier() == Tier.BUSY) ? "busy" : "answered");
+		countFallbacks(route, response.attempts());
+		BigDecimal cost = response.cost();
+		if (cost != null && response.endpoint() != null) {
+			Counter.builder(COST)
+				.description("Cost of LLM answers, in the currency of the endpoints' prices")
+				.tag("llm.endpoint", response.endpoint())
+				.register(this.registry)
+				.increment(cost.doubleValue());
+		}
+	}
+
+	@Override
+	public void onError(String route, Throwable error) {
+		count(route, "NONE", "error");
+	}
+
+	private void count(String route, String tier, String outcome) {
+		Counter.builder(CALLS)
+			.description("Gateway calls by route, tier and outcome")
+			.tags("llm.route", route, "llm.tier", tier, "llm.outcome", outcome)
+			.register(this.registry)
+			.increment();
+	}
+
+	private void countFallbacks(String route, List<Attempt> attempts) {
+		for (int i = 1; i < attempts.size(); i++) {
+			String from = attempts.get(i - 1).endpoint();
+			String to = attempts.get(i).endpoint();
+			if (!from.equals(to)) {
+				Counter.builder(FALLBACKS)
+					.description("Moves from one endpoint to the next within a gateway call")
+					.tags("llm.route", route, "llm.from", from, "llm.to", to)
+					.register(this.registry)
+					.increment();
+			}
+		}
+	}
+
+}
