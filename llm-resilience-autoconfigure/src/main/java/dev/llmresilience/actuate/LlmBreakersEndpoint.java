@@ -81,8 +81,10 @@ public class LlmBreakersEndpoint {
 			case "CLOSED" -> breaker.transitionToClosedState();
 			case "DISABLED" -> breaker.transitionToDisabledState();
 			case "RESET" -> breaker.reset();
-			default -> throw new InvalidEndpointRequestException("Unknown state '" + state + "'",
-					"Unknown state '" + state + "': use one of " + STATES);
+			default -> {
+				String message = "Unknown state '" + state + "': use one of " + String.join(", ", STATES);
+				throw new InvalidEndpointRequestException(message, message);
+			}
 		}
 		return describe(endpoint);
 	}
