@@ -149,6 +149,64 @@ class SampleApplicationTests {
 		assertThat(breakers).doesNotContain("sim-key-primary").doesNotContain("sim-key-backup");
 	}
 
+	@Test
+	void operatorForcesTheBreakerOpenOverHttpAndTrafficMovesToTheBackup() {
+		this.client.post()
+			.uri("/actuator/llmbreakers/primary")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("state", "FORCED_OPEN"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody()
+			.jsonPath("$.state")
+			.isEqualTo("FORCED_OPEN");
+		assertThat(chat("Hello")).containsEntry("tier", "FALLBACK");
+		this.client.post()
+			.uri("/actuator/llmbreakers/primary")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("state", "HALF_OPEN"))
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
+		this.client.post()
+			.uri("/actuator/llmbreakers/nope")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("state", "RESET"))
+			.exchange()
+			.expectStatus()
+			.isNotFound();
+		this.client.post()
+			.uri("/actuator/llmbreakers/primary")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("state", "CLOSED"))
+			.exchange()
+			.expectStatus()
+			.isOk();
+		assertThat(chat("Hello")).containsEntry("tier", "PRIMARY");
+	}
+
+	@Test
+	void prometheusShowsBreakerStateAndGenAiMeters() {
+		chat("Hello");
+		String prometheus = this.client.get()
+			.uri("/actuator/prometheus")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(String.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(prometheus).contains("resilience4j_circuitbreaker_state{name=\"primary\",state=\"closed\"} 1.0")
+			.contains("gen_ai_client_operation_duration_seconds_count{")
+			.contains("gen_ai_client_token_usage")
+			.contains("llm_gateway_calls_total{")
+			.doesNotContain("sim-key-primary");
+		this.client.get().uri("/actuator/health/llm").exchange().expectStatus().isOk().expectBody()
+			.jsonPath("$.status").isEqualTo("UP")
+			.jsonPath("$.details.endpoints.primary.state").isEqualTo("CLOSED");
+	}
+
 	@SuppressWarnings("unchecked")
 	private Map<String, Object> chat(String prompt) {
 		return this.client.mutate().responseTimeout(Duration.ofSeconds(30)).build()
