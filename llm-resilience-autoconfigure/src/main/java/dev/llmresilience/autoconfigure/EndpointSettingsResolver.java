@@ -122,7 +122,9 @@ final class EndpointSettingsResolver {
 	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(Layers layers) {
 		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
 		String minimumKey = "circuit-breaker.minimum-number-of-calls";
-		int minimum = layers.atLeast(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls(), 20, 1);
+		// Unset, it follows a smaller window down, so that setting only the window is enough.
+		int minimum = layers.atLeast(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls(),
+				Math.min(20, window), 1);
 		if (minimum > window) {
 			throw new LlmConfigurationException(layers.source(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls()),
 					"is " + minimum + ", more than the sliding window of " + window + " calls can ever hold",
