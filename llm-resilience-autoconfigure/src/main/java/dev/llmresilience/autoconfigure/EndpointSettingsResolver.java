@@ -171,15 +171,16 @@ final class EndpointSettingsResolver {
 		}
 		try {
 			URI uri = new URI(value.trim());
+			// Checked first: the message below quotes the value, which must then hold no credentials.
+			if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+				throw new LlmConfigurationException(property, "has user info, a query or a fragment",
+						"Give only scheme, host, port and path; put credentials in api-key or headers.");
+			}
 			String scheme = uri.getScheme();
 			if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
 					|| uri.getHost() == null) {
 				throw new LlmConfigurationException(property, "is '" + value + "', which is not an http(s) URL",
 						"Use an absolute http:// or https:// URL with a host, e.g. https://api.openai.com/v1.");
-			}
-			if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-				throw new LlmConfigurationException(property, "has user info, a query or a fragment",
-						"Give only scheme, host, port and path; put credentials in api-key or headers.");
 			}
 			String text = uri.toString();
 			return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
