@@ -27,6 +27,8 @@ final class EndpointSettingsResolver {
 
 	private static final String PREFIX = "llm.endpoints.";
 
+	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
+
 	private final LlmProperties properties;
 
 	EndpointSettingsResolver(LlmProperties properties) {
@@ -230,6 +232,11 @@ final class EndpointSettingsResolver {
 			if (value.isNegative() || value.isZero()) {
 				throw invalid(key, getter::apply, "is " + value + ", but must be positive",
 						"Use a positive duration such as 500ms, 30s or 5m.");
+			}
+			// Netty reads a connect timeout of 0ms as none, and Resilience4j refuses an open state under 1ms.
+			if (value.compareTo(ONE_MILLISECOND) < 0) {
+				throw invalid(key, getter::apply, "is " + value + ", but must be at least 1ms",
+						"Use a duration of 1ms or more, such as 500ms, 30s or 5m.");
 			}
 			return value;
 		}
