@@ -25,8 +25,6 @@ import org.springframework.util.unit.DataSize;
  */
 final class EndpointSettingsResolver {
 
-	private static final String PREFIX = "llm.endpoints.";
-
 	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private final LlmProperties properties;
@@ -43,7 +41,8 @@ final class EndpointSettingsResolver {
 		if (this.properties.getEndpoints().isEmpty()) {
 			throw new LlmConfigurationException("llm.endpoints", "has no endpoint while llm.enabled=true",
 					"Configure at least one endpoint, e.g. llm.endpoints.gpt-4o.base-url=https://api.openai.com/v1 and "
-							+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off.");
+							+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off. "
+							+ "A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
 		}
 		List<EndpointSettings> settings = new ArrayList<>();
 		this.properties.getEndpoints().forEach((name, endpoint) -> settings.add(resolve(name, endpoint)));
@@ -82,7 +81,7 @@ final class EndpointSettingsResolver {
 				if (endpoint == null) {
 					throw new LlmConfigurationException(property, "names unknown endpoint '" + name + "'",
 							"Use one of the configured endpoints " + byName.keySet()
-									+ ", or configure it under llm.endpoints." + name + ".");
+									+ ", or configure it under " + property(name) + ".");
 				}
 				if (endpoint.enabled()) {
 					members.add(name);
@@ -98,7 +97,7 @@ final class EndpointSettingsResolver {
 	}
 
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
-		String prefix = PREFIX + name + ".";
+		String prefix = property(name) + ".";
 		URI baseUrl = baseUrl(prefix + "base-url", endpoint.getBaseUrl());
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
@@ -119,6 +118,12 @@ final class EndpointSettingsResolver {
 				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
 				circuitBreaker(layers), retry(layers), bulkhead(layers));
+	}
+
+	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
+	// gpt-4.1 only binds as llm.endpoints[gpt-4.1], so that is how messages must name it.
+	private static String property(String endpoint) {
+		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
 	}
 
 	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(Layers layers) {
