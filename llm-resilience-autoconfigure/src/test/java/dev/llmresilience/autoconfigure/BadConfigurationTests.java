@@ -197,6 +197,30 @@ class BadConfigurationTests {
 	}
 
 	@Test
+	void onlyEndpointNamedWithAnUnbracketedDotIsRejectedWithTheBracketedForm() {
+		assertRejected(new String[] { "llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.endpoints.gpt-4.1.api-key=" + API_KEY }, "llm.endpoints",
+				"has no endpoint while llm.enabled=true",
+				"A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
+	}
+
+	@Test
+	void routeNamingAnEndpointWithAnUnbracketedDotPointsToTheBracketedForm() {
+		assertRejected(withEndpoint("llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.routes.default=main,gpt-4.1"), "llm.routes.default",
+				"names unknown endpoint 'gpt-4.1'",
+				"Use one of the configured endpoints [main], or configure it under llm.endpoints[gpt-4.1].");
+	}
+
+	@Test
+	void propertiesOfAnEndpointNamedWithADotAreNamedInBrackets() {
+		assertRejected(withEndpoint("llm.endpoints[gpt-4.1].base-url=https://api.openai.com/v1",
+				"llm.endpoints[gpt-4.1].retry.max-attempts=0", "llm.endpoints[gpt-4.1].model=gpt-4.1"),
+				"llm.endpoints[gpt-4.1].retry.max-attempts", "is 0, but must be at least 1",
+				"Set it to 1 or more (built-in default: 3).");
+	}
+
+	@Test
 	void allEndpointsDisabledIsRejected() {
 		assertRejected(withEndpoint("llm.endpoints.main.enabled=false"), "llm.endpoints", "has no enabled endpoint",
 				"Set llm.endpoints.<name>.enabled=true on at least one endpoint, or set llm.enabled=false.");

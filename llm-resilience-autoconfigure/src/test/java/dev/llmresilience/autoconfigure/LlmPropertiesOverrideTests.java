@@ -206,6 +206,21 @@ class LlmPropertiesOverrideTests {
 	}
 
 	@Test
+	void endpointNamedWithADotBindsInBrackets() {
+		this.contextRunner
+			.withPropertyValues("llm.endpoints[gpt-4.1].base-url=https://api.openai.com/v1",
+					"llm.endpoints[gpt-4.1].model=gpt-4.1", "llm.endpoints[gpt-4.1].priority=-1",
+					"llm.endpoints[gpt-4.1].retry.max-attempts=2")
+			.run((context) -> {
+				LlmEndpoint endpoint = endpoint(context, "gpt-4.1");
+				assertThat(endpoint.settings().model()).isEqualTo("gpt-4.1");
+				assertThat(endpoint.retry().getRetryConfig().getMaxAttempts()).isEqualTo(2);
+				assertThat(context.getBean(EndpointRegistry.class).routeNames())
+					.containsExactly(Map.entry("default", List.of("gpt-4.1", "a", "b")));
+			});
+	}
+
+	@Test
 	void defaultRouteHoldsTheEnabledEndpointsByPriorityThenName() {
 		this.contextRunner
 			.withPropertyValues("llm.endpoints.c.base-url=http://localhost:3/v1", "llm.endpoints.c.model=model-c",
