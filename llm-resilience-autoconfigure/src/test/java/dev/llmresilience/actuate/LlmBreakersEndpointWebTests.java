@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.util.List;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -98,17 +99,23 @@ class LlmBreakersEndpointWebTests {
 
 	@Test
 	void openedBreakerShowsOpenAndTheTransitionFromClosed() {
-		this.registry.endpoint("deepseek").circuitBreaker().transitionToOpenState();
-		this.client.get()
-			.uri("/actuator/llmbreakers/deepseek")
-			.exchange()
-			.expectStatus().isOk()
-			.expectBody()
-			.jsonPath("$.state").isEqualTo("OPEN")
-			.jsonPath("$.lastTransition.from").isEqualTo("CLOSED")
-			.jsonPath("$.lastTransition.to").isEqualTo("OPEN")
-			.jsonPath("$.lastTransition.at").value((at) -> assertThat(Instant.parse((String) at))
-				.isBeforeOrEqualTo(Instant.now()));
+		CircuitBreaker breaker = this.registry.endpoint("deepseek").circuitBreaker();
+		breaker.transitionToOpenState();
+		try {
+			this.client.get()
+				.uri("/actuator/llmbreakers/deepseek")
+				.exchange()
+				.expectStatus().isOk()
+				.expectBody()
+				.jsonPath("$.state").isEqualTo("OPEN")
+				.jsonPath("$.lastTransition.from").isEqualTo("CLOSED")
+				.jsonPath("$.lastTransition.to").isEqualTo("OPEN")
+				.jsonPath("$.lastTransition.at").value((at) -> assertThat(Instant.parse((String) at))
+					.isBeforeOrEqualTo(Instant.now()));
+		}
+		finally {
+			breaker.transitionToClosedState();
+		}
 	}
 
 	@Test
