@@ -25,7 +25,7 @@ import org.springframework.util.unit.DataSize;
  */
 final class EndpointSettingsResolver {
 
-	private static final String PREFIX = "llm.endpoints.";
+	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private final LlmProperties properties;
 
@@ -41,7 +41,8 @@ final class EndpointSettingsResolver {
 		if (this.properties.getEndpoints().isEmpty()) {
 			throw new LlmConfigurationException("llm.endpoints", "has no endpoint while llm.enabled=true",
 					"Configure at least one endpoint, e.g. llm.endpoints.gpt-4o.base-url=https://api.openai.com/v1 and "
-							+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off.");
+							+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off. "
+							+ "A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
 		}
 		List<EndpointSettings> settings = new ArrayList<>();
 		this.properties.getEndpoints().forEach((name, endpoint) -> settings.add(resolve(name, endpoint)));
@@ -80,7 +81,7 @@ final class EndpointSettingsResolver {
 				if (endpoint == null) {
 					throw new LlmConfigurationException(property, "names unknown endpoint '" + name + "'",
 							"Use one of the configured endpoints " + byName.keySet()
-									+ ", or configure it under llm.endpoints." + name + ".");
+									+ ", or configure it under " + property(name) + ".");
 				}
 				if (endpoint.enabled()) {
 					members.add(name);
@@ -96,7 +97,7 @@ final class EndpointSettingsResolver {
 	}
 
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
-		String prefix = PREFIX + name + ".";
+		String prefix = property(name) + ".";
 		URI baseUrl = baseUrl(prefix + "base-url", endpoint.getBaseUrl());
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
@@ -119,10 +120,18 @@ final class EndpointSettingsResolver {
 				circuitBreaker(layers), retry(layers), bulkhead(layers));
 	}
 
+	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
+	// gpt-4.1 only binds as llm.endpoints[gpt-4.1], so that is how messages must name it.
+	private static String property(String endpoint) {
+		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
+	}
+
 	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(Layers layers) {
 		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
 		String minimumKey = "circuit-breaker.minimum-number-of-calls";
-		int minimum = layers.atLeast(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls(), 20, 1);
+		// Unset, it follows a smaller window down, so that setting only the window is enough.
+		int minimum = layers.atLeast(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls(),
+				Math.min(20, window), 1);
 		if (minimum > window) {
 			throw new LlmConfigurationException(layers.source(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls()),
 					"is " + minimum + ", more than the sliding window of " + window + " calls can ever hold",
@@ -169,15 +178,16 @@ final class EndpointSettingsResolver {
 		}
 		try {
 			URI uri = new URI(value.trim());
+			// Checked first: the message below quotes the value, which must then hold no credentials.
+			if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+				throw new LlmConfigurationException(property, "has user info, a query or a fragment",
+						"Give only scheme, host, port and path; put credentials in api-key or headers.");
+			}
 			String scheme = uri.getScheme();
 			if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
 					|| uri.getHost() == null) {
 				throw new LlmConfigurationException(property, "is '" + value + "', which is not an http(s) URL",
 						"Use an absolute http:// or https:// URL with a host, e.g. https://api.openai.com/v1.");
-			}
-			if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-				throw new LlmConfigurationException(property, "has user info, a query or a fragment",
-						"Give only scheme, host, port and path; put credentials in api-key or headers.");
 			}
 			String text = uri.toString();
 			return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
@@ -227,6 +237,11 @@ final class EndpointSettingsResolver {
 			if (value.isNegative() || value.isZero()) {
 				throw invalid(key, getter::apply, "is " + value + ", but must be positive",
 						"Use a positive duration such as 500ms, 30s or 5m.");
+			}
+			// Netty reads a connect timeout of 0ms as none, and Resilience4j refuses an open state under 1ms.
+			if (value.compareTo(ONE_MILLISECOND) < 0) {
+				throw invalid(key, getter::apply, "is " + value + ", but must be at least 1ms",
+						"Use a duration of 1ms or more, such as 500ms, 30s or 5m.");
 			}
 			return value;
 		}

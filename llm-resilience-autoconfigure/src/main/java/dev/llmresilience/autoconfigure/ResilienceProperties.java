@@ -109,7 +109,8 @@ public class ResilienceProperties {
 
 		/**
 		 * Calls the window must hold before the failure rate is computed; until then the breaker
-		 * stays closed. At most sliding-window-size. Default 20.
+		 * stays closed. At most sliding-window-size. Default 20, or sliding-window-size when that is
+		 * smaller.
 		 */
 		private @Nullable Integer minimumNumberOfCalls;
 

@@ -1,0 +1,282 @@
+package dev.llmresilience.autoconfigure;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Arrays;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Bad {@code llm.*} configuration fails start-up with an {@link LlmConfigurationException} naming
+ * the property where the bad value was set and what to do, reported by
+ * {@link LlmConfigurationFailureAnalyzer}, and never showing the API key or a header value.
+ */
+class BadConfigurationTests {
+
+	private static final String API_KEY = "sk-bad-config-secret-4242";
+
+	private static final String HEADER_VALUE = "header-secret-value-77";
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class));
+
+	@Test
+	void missingBaseUrlIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.second.model=m2", "llm.endpoints.second.api-key=" + API_KEY),
+				"llm.endpoints.second.base-url", "is missing",
+				"Set it to the provider's OpenAI-compatible base URL, e.g. llm.endpoints.second.base-url=https://api.openai.com/v1.");
+	}
+
+	@Test
+	void blankBaseUrlIsRejectedAsMissing() {
+		assertRejected(withEndpoint("llm.endpoints.main.base-url="), "llm.endpoints.main.base-url", "is missing",
+				"llm.endpoints.main.base-url=https://api.openai.com/v1");
+	}
+
+	@Test
+	void missingModelIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.model= "), "llm.endpoints.main.model", "is missing",
+				"Set it to the model name the provider expects, e.g. llm.endpoints.main.model=gpt-4o.");
+	}
+
+	@Test
+	void ftpBaseUrlIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.base-url=ftp://example.com/v1"), "llm.endpoints.main.base-url",
+				"is 'ftp://example.com/v1', which is not an http(s) URL",
+				"Use an absolute http:// or https:// URL with a host, e.g. https://api.openai.com/v1.");
+	}
+
+	@Test
+	void baseUrlThatIsNotAUrlIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.base-url=not a url"), "llm.endpoints.main.base-url",
+				"is not a valid URL", "Use an absolute http:// or https:// URL, e.g. https://api.openai.com/v1.");
+	}
+
+	@Test
+	void baseUrlWithoutSchemeIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.base-url=api.openai.com/v1"), "llm.endpoints.main.base-url",
+				"which is not an http(s) URL", "Use an absolute http:// or https:// URL");
+	}
+
+	@Test
+	void credentialsInTheBaseUrlAreRejectedWithoutBeingShown() {
+		assertRejected(withEndpoint("llm.endpoints.main.base-url=https://user:" + API_KEY + "@example.com/v1"),
+				"llm.endpoints.main.base-url", "has user info, a query or a fragment",
+				"put credentials in api-key or headers");
+	}
+
+	@Test
+	void credentialsInANonHttpBaseUrlAreNotShown() {
+		assertRejected(withEndpoint("llm.endpoints.main.base-url=ftp://user:" + API_KEY + "@example.com/v1?key=" + API_KEY),
+				"llm.endpoints.main.base-url", "has user info, a query or a fragment",
+				"put credentials in api-key or headers");
+	}
+
+	@Test
+	void routeNamingAnUnknownEndpointIsRejected() {
+		assertRejected(withEndpoint("llm.routes.cheap=main,nope"), "llm.routes.cheap", "names unknown endpoint 'nope'",
+				"Use one of the configured endpoints [main], or configure it under llm.endpoints.nope.");
+	}
+
+	@Test
+	void emptyRouteIsRejected() {
+		assertRejected(withEndpoint("llm.routes.cheap="), "llm.routes.cheap", "is empty",
+				"List the endpoints the route tries, in order, e.g. llm.routes.cheap=main, or remove the route.");
+	}
+
+	@Test
+	void zeroFailureRateThresholdIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.failure-rate-threshold=0"),
+				"llm.endpoints.main.circuit-breaker.failure-rate-threshold", "is 0.0, outside the range (0, 100]",
+				"Give a percentage above 0 and at most 100, e.g. 50 (built-in default: 50.0).");
+	}
+
+	@Test
+	void failureRateThresholdAboveAHundredSetInDefaultsIsRejectedThere() {
+		assertRejected(withEndpoint("llm.defaults.circuit-breaker.failure-rate-threshold=150"),
+				"llm.defaults.circuit-breaker.failure-rate-threshold", "is 150.0, outside the range (0, 100]",
+				"Give a percentage above 0 and at most 100");
+	}
+
+	@Test
+	void slowCallRateThresholdOutOfRangeIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.slow-call-rate-threshold=101"),
+				"llm.endpoints.main.circuit-breaker.slow-call-rate-threshold", "is 101.0, outside the range (0, 100]",
+				"Give a percentage above 0 and at most 100, e.g. 50 (built-in default: 100.0).");
+		assertRejected(withEndpoint("llm.defaults.circuit-breaker.slow-call-rate-threshold=-1"),
+				"llm.defaults.circuit-breaker.slow-call-rate-threshold", "is -1.0, outside the range (0, 100]",
+				"Give a percentage above 0 and at most 100");
+	}
+
+	@Test
+	void minimumNumberOfCallsAboveTheSlidingWindowIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.minimum-number-of-calls=30"),
+				"llm.endpoints.main.circuit-breaker.minimum-number-of-calls",
+				"is 30, more than the sliding window of 20 calls can ever hold",
+				"Set it to at most circuit-breaker.sliding-window-size (20), or enlarge the window.");
+	}
+
+	@Test
+	void minimumNumberOfCallsSetInDefaultsAboveAnEndpointsWindowIsRejectedWhereItWasSet() {
+		assertRejected(withEndpoint("llm.defaults.circuit-breaker.minimum-number-of-calls=15",
+				"llm.endpoints.main.circuit-breaker.sliding-window-size=10"),
+				"llm.defaults.circuit-breaker.minimum-number-of-calls",
+				"is 15, more than the sliding window of 10 calls can ever hold",
+				"Set it to at most circuit-breaker.sliding-window-size (10), or enlarge the window.");
+	}
+
+	@Test
+	void zeroPermittedCallsInHalfOpenStateIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.permitted-calls-in-half-open-state=0"),
+				"llm.endpoints.main.circuit-breaker.permitted-calls-in-half-open-state", "is 0, but must be at least 1",
+				"Set it to 1 or more (built-in default: 3).");
+	}
+
+	@Test
+	void negativeTimeoutIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.timeout=-1s"), "llm.endpoints.main.timeout",
+				"is PT-1S, but must be positive", "Use a positive duration such as 500ms, 30s or 5m.");
+	}
+
+	@Test
+	void negativeWaitDurationInOpenStateSetInDefaultsIsRejectedThere() {
+		assertRejected(withEndpoint("llm.defaults.circuit-breaker.wait-duration-in-open-state=-5s"),
+				"llm.defaults.circuit-breaker.wait-duration-in-open-state", "is PT-5S, but must be positive",
+				"Use a positive duration such as 500ms, 30s or 5m.");
+	}
+
+	@Test
+	void waitDurationInOpenStateBelowAMillisecondIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.wait-duration-in-open-state=500us"),
+				"llm.endpoints.main.circuit-breaker.wait-duration-in-open-state", "is PT0.0005S, but must be at least 1ms",
+				"Use a duration of 1ms or more, such as 500ms, 30s or 5m.");
+	}
+
+	@Test
+	void connectTimeoutBelowAMillisecondIsRejectedRatherThanTurnedIntoNoTimeout() {
+		assertRejected(withEndpoint("llm.defaults.connect-timeout=999us"), "llm.defaults.connect-timeout",
+				"is PT0.000999S, but must be at least 1ms", "Use a duration of 1ms or more");
+	}
+
+	@Test
+	void zeroRetryMaxAttemptsIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.retry.max-attempts=0"), "llm.endpoints.main.retry.max-attempts",
+				"is 0, but must be at least 1", "Set it to 1 or more (built-in default: 3).");
+	}
+
+	@Test
+	void jitterOfOneAndAHalfIsRejected() {
+		assertRejected(withEndpoint("llm.defaults.retry.jitter=1.5"), "llm.defaults.retry.jitter",
+				"is 1.5, outside [0, 1)", "Use a fraction such as 0.25 for +/- 25 %, or 0 for no jitter.");
+	}
+
+	@Test
+	void multiplierBelowOneIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.retry.multiplier=0.5"), "llm.endpoints.main.retry.multiplier",
+				"is 0.5, less than 1", "Use 1.0 for a constant backoff or more for an exponential one.");
+	}
+
+	@Test
+	void unknownProtocolIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.protocol=anthropic"), "llm.endpoints.main.protocol",
+				"is 'anthropic', which is not supported", "Use protocol=openai");
+	}
+
+	@Test
+	void noEndpointWhileEnabledIsRejected() {
+		assertRejected(new String[] { "llm.enabled=true" }, "llm.endpoints", "has no endpoint while llm.enabled=true",
+				"Configure at least one endpoint, e.g. llm.endpoints.gpt-4o.base-url=https://api.openai.com/v1 and "
+						+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off.");
+	}
+
+	@Test
+	void onlyEndpointNamedWithAnUnbracketedDotIsRejectedWithTheBracketedForm() {
+		assertRejected(new String[] { "llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.endpoints.gpt-4.1.api-key=" + API_KEY }, "llm.endpoints",
+				"has no endpoint while llm.enabled=true",
+				"A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
+	}
+
+	@Test
+	void routeNamingAnEndpointWithAnUnbracketedDotPointsToTheBracketedForm() {
+		assertRejected(withEndpoint("llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.routes.default=main,gpt-4.1"), "llm.routes.default",
+				"names unknown endpoint 'gpt-4.1'",
+				"Use one of the configured endpoints [main], or configure it under llm.endpoints[gpt-4.1].");
+	}
+
+	@Test
+	void propertiesOfAnEndpointNamedWithADotAreNamedInBrackets() {
+		assertRejected(withEndpoint("llm.endpoints[gpt-4.1].base-url=https://api.openai.com/v1",
+				"llm.endpoints[gpt-4.1].retry.max-attempts=0", "llm.endpoints[gpt-4.1].model=gpt-4.1"),
+				"llm.endpoints[gpt-4.1].retry.max-attempts", "is 0, but must be at least 1",
+				"Set it to 1 or more (built-in default: 3).");
+	}
+
+	@Test
+	void allEndpointsDisabledIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.enabled=false"), "llm.endpoints", "has no enabled endpoint",
+				"Set llm.endpoints.<name>.enabled=true on at least one endpoint, or set llm.enabled=false.");
+	}
+
+	@Test
+	void routeOfOnlyDisabledEndpointsIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.off.base-url=http://localhost:2/v1", "llm.endpoints.off.model=m",
+				"llm.endpoints.off.enabled=false", "llm.routes.cheap=off"), "llm.routes.cheap",
+				"names only disabled endpoints [off]", "Enable one of them");
+	}
+
+	@Test
+	void zeroGatewayDeadlineIsRejected() {
+		assertRejected(withEndpoint("llm.gateway.deadline=0"), "llm.gateway.deadline", "is PT0S, but must be positive",
+				"Use a duration longer than an endpoint's timeout, such as 90s.");
+	}
+
+	private static String[] withEndpoint(String... properties) {
+		String[] endpoint = { "llm.endpoints.main.base-url=http://localhost:8080/v1", "llm.endpoints.main.model=gpt-4o",
+				"llm.endpoints.main.api-key=" + API_KEY, "llm.endpoints.main.headers.X-Secret=" + HEADER_VALUE };
+		return Stream.concat(Arrays.stream(endpoint), Arrays.stream(properties)).toArray(String[]::new);
+	}
+
+	private void assertRejected(String[] properties, String property, String problem, String action) {
+		this.contextRunner.withPropertyValues(properties).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			assertThat(failure).rootCause().isInstanceOf(LlmConfigurationException.class);
+			LlmConfigurationException exception = (LlmConfigurationException) rootCause(failure);
+			assertThat(exception.getProperty()).isEqualTo(property);
+			assertThat(exception.getMessage()).startsWith(property + ": ").contains(problem).contains(action);
+			FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(failure);
+			assertThat(analysis).isNotNull();
+			assertThat(analysis.getDescription()).startsWith("Invalid llm-resilience configuration: property '" + property + "' ")
+				.contains(problem);
+			assertThat(analysis.getAction()).contains(action);
+			assertThat(analysis.getCause()).isSameAs(exception);
+			assertThat(stackTrace(failure) + analysis.getDescription() + analysis.getAction())
+				.doesNotContain(API_KEY)
+				.doesNotContain(HEADER_VALUE);
+		});
+	}
+
+	private static Throwable rootCause(Throwable failure) {
+		Throwable cause = failure;
+		while (cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private static String stackTrace(Throwable failure) {
+		StringWriter text = new StringWriter();
+		failure.printStackTrace(new PrintWriter(text));
+		return text.toString();
+	}
+
+}
