@@ -74,10 +74,16 @@ public class DefaultLlmGateway implements LlmGateway {
 			.map((completion) -> answer(call, endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion))
 			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK,
 					(error) -> {
-						if (logger.isDebugEnabled()) {
-							logger.debug("Endpoint '" + endpoint.name() + "' failed with "
-									+ FailureClassifier.outcomeOf(error) + "; trying the next endpoint of route '"
-									+ call.route + "': " + error.getMessage());
+						Outcome outcome = FailureClassifier.outcomeOf(error);
+						if (outcome == Outcome.CONFIGURATION_ERROR) {
+							// CONTRACT section 4: a key, model or URL problem is logged where users look
+							logger.warn("Endpoint '" + endpoint.name()
+									+ "' looks misconfigured; trying the next endpoint of route '" + call.route + "': "
+									+ error.getMessage());
+						}
+						else if (logger.isDebugEnabled()) {
+							logger.debug("Endpoint '" + endpoint.name() + "' failed with " + outcome
+									+ "; trying the next endpoint of route '" + call.route + "': " + error.getMessage());
 						}
 						return Mono.empty();
 					});

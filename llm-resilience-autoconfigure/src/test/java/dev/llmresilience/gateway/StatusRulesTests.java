@@ -212,7 +212,7 @@ class StatusRulesTests {
 	}
 
 	@Test
-	void invalidApiKeyNeverShowsTheKeyInErrorsOrLogs(CapturedOutput output) {
+	void invalidApiKeyIsLoggedAsAConfigurationProblemWithoutShowingTheKey(CapturedOutput output) {
 		for (int i = 0; i < 2; i++) {
 			this.upstreams.primary().enqueue(recorded("openai/dotnet-record-401-invalid-api-key.json"));
 		}
@@ -244,6 +244,7 @@ class StatusRulesTests {
 				assertThat(this.upstreams.primary().takeRequest().getHeaders().get("Authorization"))
 					.isEqualTo("Bearer " + PRIMARY_KEY);
 			});
+		assertThat(output).contains("WARN").contains("Endpoint 'primary'").contains("api-key");
 		assertThat(output).doesNotContain("not-a-re").doesNotContain(PRIMARY_KEY);
 	}
 
