@@ -127,7 +127,9 @@ public final class EndpointFactory {
 				return upstream.retryAfter().toMillis();
 			}
 			double spread = settings.jitter() * (2 * this.random.getAsDouble() - 1);
-			return Math.max(1L, Math.round(settings.backoffMillis(retryNumber) * (1 + spread)));
+			long jittered = Math.round(settings.backoffMillis(retryNumber) * (1 + spread));
+			// max-backoff is the longest wait, jitter included (as Reactor's RetryBackoffSpec bounds it)
+			return Math.max(1L, Math.min(jittered, settings.maxBackoff().toMillis()));
 		};
 		return RetryConfig.custom()
 			.maxAttempts(settings.maxAttempts())

@@ -1,0 +1,200 @@
+package dev.llmresilience.protocol;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.Map;
+
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.MockUpstreams.BreakerCalls;
+import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.gateway.Tier;
+import dev.llmresilience.gateway.Usage;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static dev.llmresilience.MockUpstreams.PRIMARY_KEY;
+import static dev.llmresilience.MockUpstreams.chat;
+import static dev.llmresilience.MockUpstreams.completion;
+import static dev.llmresilience.MockUpstreams.completionBody;
+import static dev.llmresilience.MockUpstreams.fixture;
+import static dev.llmresilience.MockUpstreams.json;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The OpenAI-compatible wire format over real HTTP: what the provider receives, what of its
+ * answer reaches the {@link ChatResponse}, and the transport's safety limits (no redirects, a
+ * bounded body).
+ */
+class OpenAiChatClientTests {
+
+	private static final JsonMapper mapper = JsonMapper.builder().build();
+
+	private MockUpstreams upstreams;
+
+	@BeforeEach
+	void start() {
+		this.upstreams = MockUpstreams.start();
+	}
+
+	@AfterEach
+	void stop() {
+		this.upstreams.close();
+	}
+
+	@Test
+	void specCompletionIsReadToleratingUnknownFields() {
+		this.upstreams.primary().enqueue(json(200, fixture("openai/spec-chat-completion-default.json")));
+		this.upstreams.runner()
+			.withPropertyValues("llm.endpoints.primary.price.input-per-million=2.5",
+					"llm.endpoints.primary.price.output-per-million=10")
+			.run((context) -> {
+				ChatResponse response = chat(context);
+				assertThat(response.tier()).isEqualTo(Tier.PRIMARY);
+				assertThat(response.endpoint()).isEqualTo("primary");
+				assertThat(response.content()).isEqualTo("Hello! How can I assist you today?");
+				assertThat(response.model()).isEqualTo("gpt-5.4");
+				assertThat(response.finishReason()).isEqualTo("stop");
+				assertThat(response.toolCalls()).isEmpty();
+				assertThat(response.usage()).isEqualTo(new Usage(19, 10));
+				assertThat(response.cost()).isEqualByComparingTo(new BigDecimal("0.0001475"));
+			});
+	}
+
+	@Test
+	void blankKeepAliveLinesBeforeTheJsonBodyAreTolerated() {
+		this.upstreams.primary().enqueue(json(200, fixture("compat/composed-deepseek-blank-lines-then-json-body.txt")));
+		this.upstreams.runner().run((context) -> {
+			ChatResponse response = chat(context);
+			assertThat(response.tier()).isEqualTo(Tier.PRIMARY);
+			assertThat(response.content()).isEqualTo("Hello! How can I assist you today?");
+			assertThat(response.usage()).isEqualTo(new Usage(19, 10));
+			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.successes(1));
+		});
+	}
+
+	@Test
+	void nullUsageLeavesUsageAndCostAbsent() {
+		this.upstreams.primary().enqueue(json(200, """
+				{"id": "chatcmpl-2", "object": "chat.completion", "model": "deepseek-chat", "usage": null,
+				 "choices": [{"index": 0, "message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}]}
+				"""));
+		this.upstreams.runner().withPropertyValues("llm.endpoints.primary.price.input-per-million=1").run((context) -> {
+			ChatResponse response = chat(context);
+			assertThat(response.content()).isEqualTo("Hi.");
+			assertThat(response.model()).isEqualTo("deepseek-chat");
+			assertThat(response.usage()).isNull();
+			assertThat(response.cost()).isNull();
+		});
+	}
+
+	@Test
+	void configuredModelNamesTheAnswerWhenTheProviderNamesNone() {
+		this.upstreams.primary().enqueue(json(200, """
+				{"choices": [{"message": {"role": "assistant", "content": "Hi."}, "finish_reason": "stop"}]}
+				"""));
+		this.upstreams.runner().run((context) -> assertThat(chat(context).model()).isEqualTo("primary-model"));
+	}
+
+	@Test
+	void providerReceivesModelParametersExtraFieldsHeadersAndKey() throws Exception {
+		this.upstreams.primary().enqueue(completion("ok"));
+		ChatRequest request = ChatRequest.builder()
+			.system("Be brief.")
+			.user("hello")
+			.temperature(0.2)
+			.maxTokens(64)
+			.extra("top_p", 0.9)
+			.extra("response_format", Map.of("type", "json_object"))
+			.build();
+		this.upstreams.runner()
+			.withPropertyValues("llm.endpoints.primary.headers.OpenAI-Organization=org-tests",
+					"llm.endpoints.primary.headers.x-trace=abc")
+			.run((context) -> assertThat(chat(context, request).content()).isEqualTo("ok"));
+		RecordedRequest received = this.upstreams.primary().takeRequest();
+		assertThat(received.getMethod()).isEqualTo("POST");
+		assertThat(received.getUrl().encodedPath()).isEqualTo("/v1/chat/completions");
+		assertThat(received.getHeaders().get("Authorization")).isEqualTo("Bearer " + PRIMARY_KEY);
+		assertThat(received.getHeaders().get("OpenAI-Organization")).isEqualTo("org-tests");
+		assertThat(received.getHeaders().get("x-trace")).isEqualTo("abc");
+		assertThat(received.getHeaders().get("Content-Type")).startsWith("application/json");
+		JsonNode body = mapper.readTree(received.getBody().utf8());
+		assertThat(body.get("model").asString()).isEqualTo("primary-model");
+		assertThat(body.get("temperature").asDouble()).isEqualTo(0.2);
+		assertThat(body.get("max_tokens").asInt()).isEqualTo(64);
+		assertThat(body.get("top_p").asDouble()).isEqualTo(0.9);
+		assertThat(body.get("response_format").get("type").asString()).isEqualTo("json_object");
+		assertThat(body.get("messages")).hasSize(2);
+		assertThat(body.get("messages").get(0).get("role").asString()).isEqualTo("system");
+		assertThat(body.get("messages").get(1).get("content").asString()).isEqualTo("hello");
+		assertThat(body.has("stream")).isFalse();
+		assertThat(body.has("extra")).isFalse();
+	}
+
+	@Test
+	void providerReceivesNoAuthorizationWhenNoApiKeyIsSet() throws Exception {
+		this.upstreams.primary().enqueue(completion("ok"));
+		this.upstreams.runner()
+			.withPropertyValues("llm.endpoints.primary.api-key=")
+			.run((context) -> assertThat(chat(context).content()).isEqualTo("ok"));
+		RecordedRequest received = this.upstreams.primary().takeRequest();
+		assertThat(received.getHeaders().get("Authorization")).isNull();
+		JsonNode body = mapper.readTree(received.getBody().utf8());
+		assertThat(body.has("temperature")).isFalse();
+		assertThat(body.has("max_tokens")).isFalse();
+	}
+
+	@ParameterizedTest
+	@ValueSource(ints = { 301, 302, 307, 308 })
+	void redirectIsNotFollowedSoTheKeyStaysHomeAndTheEndpointFallsBack(int status) throws IOException {
+		try (MockWebServer elsewhere = new MockWebServer()) {
+			elsewhere.start();
+			elsewhere.enqueue(completion("followed the redirect"));
+			this.upstreams.primary()
+				.enqueue(new MockResponse.Builder().code(status)
+					.setHeader("Location", elsewhere.url("/v1/chat/completions").toString())
+					.build());
+			this.upstreams.backup().enqueue(completion("from backup"));
+			this.upstreams.runner().run((context) -> {
+				ChatResponse response = chat(context);
+				assertThat(response.tier()).isEqualTo(Tier.FALLBACK);
+				assertThat(response.content()).isEqualTo("from backup");
+				assertThat(response.attempts()).extracting(Attempt::outcome)
+					.containsExactly(Outcome.CONFIGURATION_ERROR, Outcome.SUCCESS);
+				assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.failures(1));
+			});
+			assertThat(this.upstreams.primary().getRequestCount()).isOne();
+			assertThat(elsewhere.getRequestCount()).isZero();
+		}
+	}
+
+	@Test
+	void bodyLargerThanMaxResponseSizeIsMalformedAndFallsBack() {
+		String large = completionBody("x".repeat(100 * 1024));
+		for (int i = 0; i < 3; i++) {
+			this.upstreams.primary().enqueue(json(200, large));
+		}
+		this.upstreams.backup().enqueue(completion("from backup"));
+		this.upstreams.runner().withPropertyValues("llm.defaults.max-response-size=2KB").run((context) -> {
+			ChatResponse response = chat(context);
+			assertThat(response.tier()).isEqualTo(Tier.FALLBACK);
+			assertThat(response.content()).isEqualTo("from backup");
+			assertThat(response.attempts()).extracting(Attempt::outcome)
+				.containsExactly(Outcome.MALFORMED_RESPONSE, Outcome.MALFORMED_RESPONSE, Outcome.MALFORMED_RESPONSE,
+						Outcome.SUCCESS);
+			assertThat(this.upstreams.primary().getRequestCount()).isEqualTo(3);
+			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.failures(3));
+		});
+	}
+
+}
