@@ -144,7 +144,7 @@ public class DefaultLlmGateway implements LlmGateway {
 		Long last = this.configurationWarnings.get(endpoint.name());
 		if (last == null || now - last >= CONFIGURATION_WARNING_INTERVAL.toNanos()) {
 			this.configurationWarnings.put(endpoint.name(), now);
-			logger.warn("LLM endpoint '" + endpoint.name() + "' looks misconfigured, falling back: "
+			logger.warn("Endpoint '" + endpoint.name() + "' looks misconfigured (check its api-key, model and base-url); falling back: "
 					+ error.getMessage());
 		}
 	}
