@@ -1,14 +1,19 @@
 package dev.llmresilience.actuate;
 
+import java.math.BigDecimal;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallVolumeGuard;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -31,12 +36,33 @@ public class LlmBreakersEndpoint {
 
 	private final EndpointRegistry endpoints;
 
+	private final @Nullable DeferredQueue deferred;
+
+	private final CallVolumeGuard guard;
+
+	private final BudgetGuard budget;
+
 	/**
-	 * Create the endpoint.
+	 * Create the endpoint with no deferred queue and the guards off.
 	 * @param endpoints the endpoints to report on
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
+		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+	}
+
+	/**
+	 * Create the endpoint.
+	 * @param endpoints the endpoints to report on
+	 * @param deferred the deferred queue, or {@code null} when deferral is off
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 */
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget) {
 		this.endpoints = endpoints;
+		this.deferred = deferred;
+		this.guard = guard;
+		this.budget = budget;
 	}
 
 	/**
@@ -47,7 +73,11 @@ public class LlmBreakersEndpoint {
 	public BreakersDescriptor breakers() {
 		Map<String, EndpointDescriptor> descriptors = new LinkedHashMap<>();
 		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), describe(endpoint)));
-		return new BreakersDescriptor(descriptors, this.endpoints.routeNames());
+		return new BreakersDescriptor(descriptors, this.endpoints.routeNames(),
+				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
+						(this.deferred != null) ? this.deferred.capacity() : 0),
+				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()));
 	}
 
 	/**
@@ -119,8 +149,41 @@ public class LlmBreakersEndpoint {
 	 *
 	 * @param endpoints every endpoint by name
 	 * @param routes every route's endpoints, in order
+	 * @param deferred the deferred queue
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
 	 */
-	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes) {
+	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget) {
+	}
+
+	/**
+	 * The deferred queue.
+	 *
+	 * @param pending requests waiting
+	 * @param capacity requests held at most (0 when deferral is off)
+	 */
+	public record DeferredDescriptor(int pending, int capacity) {
+	}
+
+	/**
+	 * The call-volume guard.
+	 *
+	 * @param maxCallsPerHour the limit, 0 when off
+	 * @param callsThisHour upstream attempts in the current (fixed) window
+	 * @param tripped whether attempts are being refused
+	 */
+	public record GuardDescriptor(int maxCallsPerHour, int callsThisHour, boolean tripped) {
+	}
+
+	/**
+	 * The daily budget.
+	 *
+	 * @param maxCostPerDay the cap, 0 when off
+	 * @param spentToday what today's answers cost
+	 * @param tripped whether the day's budget is spent
+	 */
+	public record BudgetDescriptor(BigDecimal maxCostPerDay, BigDecimal spentToday, boolean tripped) {
 	}
 
 	/**

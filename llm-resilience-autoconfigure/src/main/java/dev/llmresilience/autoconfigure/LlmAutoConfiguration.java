@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
+import dev.llmresilience.cache.FallbackCache;
+import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
@@ -13,9 +15,13 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.endpoint.ResilienceRegistries;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
+import dev.llmresilience.gateway.Degradation;
 import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.LlmGatewayListener;
+import dev.llmresilience.gateway.RouteSelector;
+import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -33,6 +39,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -44,6 +51,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LlmProperties.class)
+@Import(DegradationConfiguration.class)
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -92,18 +100,22 @@ public final class LlmAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties,
-			ObjectProvider<LlmGatewayListener> listeners, ObjectProvider<ObservationRegistry> observations) {
+	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties, RouteSelector routeSelector,
+			CallVolumeGuard guard, BudgetGuard budget, ObjectProvider<FallbackCache> cache,
+			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
+			ObjectProvider<ObservationRegistry> observations) {
 		LlmProperties.Gateway gateway = properties.getGateway();
 		Duration deadline = gateway.getDeadline();
 		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
 			throw new LlmConfigurationException("llm.gateway.deadline", "is " + deadline + ", but must be positive",
 					"Use a duration longer than an endpoint's timeout, such as 90s.");
 		}
-		return new DefaultLlmGateway(endpoints,
-				new GatewaySettings(deadline, gateway.getBusyMessage(), gateway.getContentFilteredMessage(),
-						gateway.isBusyAsError()),
-				listeners.orderedStream().toList(), observations.getIfUnique(() -> ObservationRegistry.NOOP));
+		GatewaySettings settings = new GatewaySettings(deadline, gateway.getBusyMessage(),
+				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getDeferral().getMessage());
+		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
+				guard, budget, Clock.systemUTC());
+		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
+				observations.getIfUnique(() -> ObservationRegistry.NOOP));
 	}
 
 }

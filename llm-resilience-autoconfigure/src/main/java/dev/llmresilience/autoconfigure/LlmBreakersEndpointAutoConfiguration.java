@@ -2,8 +2,14 @@ package dev.llmresilience.autoconfigure;
 
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
-import dev.llmresilience.endpoint.EndpointRegistry;
+import java.time.Clock;
 
+import dev.llmresilience.deferred.DeferredQueue;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallVolumeGuard;
+
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,8 +29,10 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
-	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints) {
-		return new LlmBreakersEndpoint(endpoints);
+	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
+			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
+		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
+				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
 	}
 
 	@Bean

@@ -1,13 +1,19 @@
 package dev.llmresilience.autoconfigure;
 
+import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.ResilienceRegistries;
+import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.metrics.LlmMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,6 +36,32 @@ public final class LlmMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LlmMetrics llmMetrics(MeterRegistry meterRegistry) {
 		return new LlmMetrics(meterRegistry);
+	}
+
+	@Bean
+	MeterBinder llmGuardMetrics(ObjectProvider<DeferredQueue> deferred, ObjectProvider<CallVolumeGuard> guard,
+			ObjectProvider<BudgetGuard> budget) {
+		return (meterRegistry) -> {
+			deferred.ifAvailable((queue) -> {
+				Gauge.builder("llm.gateway.deferred.pending", queue, DeferredQueue::pending)
+					.description("Deferred requests waiting for a background attempt")
+					.register(meterRegistry);
+				FunctionCounter.builder("llm.gateway.deferred.completed", queue, (q) -> q.counts().completed())
+					.description("Deferred requests answered in the background")
+					.register(meterRegistry);
+				FunctionCounter.builder("llm.gateway.deferred.failed", queue, (q) -> q.counts().failed())
+					.description("Deferred requests that gave up")
+					.register(meterRegistry);
+			});
+			guard.ifAvailable((callGuard) -> FunctionCounter
+				.builder("llm.gateway.guard.trips", callGuard, CallVolumeGuard::trips)
+				.description("Times the call-volume guard started refusing upstream calls")
+				.register(meterRegistry));
+			budget.ifAvailable((budgetGuard) -> FunctionCounter
+				.builder("llm.gateway.budget.trips", budgetGuard, BudgetGuard::trips)
+				.description("Times the daily budget was spent")
+				.register(meterRegistry));
+		};
 	}
 
 	@Bean

@@ -12,6 +12,7 @@ import java.util.function.Consumer;
 
 import dev.llmresilience.failure.Attempt;
 import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.GatewayObservations;
@@ -109,23 +110,32 @@ public final class LlmEndpoint {
 	 * @return the completion, or the last attempt's classified error
 	 */
 	public Mono<Completion> call(ChatRequest request, Consumer<Attempt> onAttempt) {
-		return call(request, onAttempt, null);
+		return call(request, CallContext.of(onAttempt));
 	}
 
 	/**
-	 * Call the endpoint, retrying as its settings say, with one observation per attempt.
+	 * Call the endpoint, retrying as its settings say, within a gateway call: one observation per
+	 * attempt, a permit of the call-volume guard per upstream attempt, and no retry (nor first
+	 * attempt, if another attempt of the call came before) that the remaining deadline cannot fit.
 	 * @param request the request
-	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
-	 * @param parent the observation of the gateway call, or {@code null} for none
+	 * @param context what the gateway call shares
 	 * @return the completion, or the last attempt's classified error
 	 */
-	public Mono<Completion> call(ChatRequest request, Consumer<Attempt> onAttempt, @Nullable Observation parent) {
+	public Mono<Completion> call(ChatRequest request, CallContext context) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.settings.timeout();
+		Consumer<Attempt> onAttempt = context.onAttempt();
 		Mono<Completion> attempt = Mono.defer(() -> {
 			long start = now();
-			Observation observation = startObservation(parent);
+			if (context.started().get() > 0 && context.deadlineNanos() - start < timeout.toNanos()) {
+				onAttempt.accept(attempt(Outcome.DEADLINE_EXCEEDED, start));
+				return Mono.error(new LlmUpstreamException(name(), Outcome.DEADLINE_EXCEEDED, 0, null,
+						"The call's deadline leaves less than the endpoint's timeout of " + timeout
+								+ " for another attempt", null));
+			}
+			context.started().incrementAndGet();
+			Observation observation = startObservation(context.parent());
 			AtomicBoolean ended = new AtomicBoolean();
-			return this.client.chat(request)
+			return Mono.defer(() -> context.guard().tryAcquire() ? this.client.chat(request) : Mono.error(guardTripped()))
 				.timeout(timeout)
 				.onErrorMap((error) -> this.classifier.classifyError(this.settings.name(), error))
 				.transformDeferred(BulkheadOperator.of(this.bulkhead))
@@ -152,6 +162,11 @@ public final class LlmEndpoint {
 				});
 		});
 		return attempt.transformDeferred(RetryOperator.of(this.retry));
+	}
+
+	private LlmUpstreamException guardTripped() {
+		return new LlmUpstreamException(name(), Outcome.GUARD_TRIPPED, 0, null,
+				"llm.gateway.guard.max-calls-per-hour is reached: no upstream call until the window renews", null);
 	}
 
 	private Observation startObservation(@Nullable Observation parent) {

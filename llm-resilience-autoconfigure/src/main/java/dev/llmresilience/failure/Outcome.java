@@ -45,7 +45,19 @@ public enum Outcome {
 	BREAKER_OPEN(false, false, Action.FALL_BACK),
 
 	/** The endpoint's bulkhead has no free permit: no call was made. */
-	BULKHEAD_FULL(false, false, Action.FALL_BACK);
+	BULKHEAD_FULL(false, false, Action.FALL_BACK),
+
+	/**
+	 * The call-volume guard ({@code llm.gateway.guard.max-calls-per-hour}) is spent: no call was
+	 * made, and none will be on any endpoint until its window frees.
+	 */
+	GUARD_TRIPPED(false, false, Action.DEGRADE),
+
+	/**
+	 * What is left of the call's deadline cannot fit another attempt (its wait and its timeout):
+	 * no call was made.
+	 */
+	DEADLINE_EXCEEDED(false, false, Action.DEGRADE);
 
 	private final boolean retryable;
 
@@ -93,6 +105,9 @@ public enum Outcome {
 
 		/** Try the route's next endpoint; when none is left, degrade. */
 		FALL_BACK,
+
+		/** Try no further endpoint: degrade at once (cached answer, deferral, busy answer). */
+		DEGRADE,
 
 		/** Hand a typed {@link LlmRequestException} to the caller: no fallback. */
 		SURFACE

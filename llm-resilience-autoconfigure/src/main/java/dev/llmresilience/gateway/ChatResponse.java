@@ -20,11 +20,13 @@ import org.jspecify.annotations.Nullable;
  * @param cost the price of the call from the endpoint's {@code price}, or {@code null}
  * @param latency from the gateway call's start to this answer
  * @param attempts every attempt made or refused, in order
- * @param ticket the deferred request's ticket for {@link Tier#DEFERRED}, else {@code null}
+ * @param ticket the deferred request's ticket for {@link Tier#DEFERRED} (and on the answer a
+ * deferred request completed with), else {@code null}
+ * @param age for {@link Tier#CACHED}, how old the cached answer is; else {@code null}
  */
 public record ChatResponse(String content, @Nullable String endpoint, @Nullable String model, Tier tier,
 		@Nullable String finishReason, List<ToolCall> toolCalls, @Nullable Usage usage, @Nullable BigDecimal cost,
-		Duration latency, List<Attempt> attempts, @Nullable String ticket) {
+		Duration latency, List<Attempt> attempts, @Nullable String ticket, @Nullable Duration age) {
 
 	public ChatResponse {
 		toolCalls = List.copyOf(toolCalls);

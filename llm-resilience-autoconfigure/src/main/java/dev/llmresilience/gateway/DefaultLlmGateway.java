@@ -5,11 +5,18 @@ import java.math.MathContext;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
+import dev.llmresilience.cache.CachedAnswer;
+import dev.llmresilience.cache.FallbackCache;
+import dev.llmresilience.cache.RequestKeys;
+import dev.llmresilience.deferred.DeferredQueue;
+import dev.llmresilience.endpoint.CallContext;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
@@ -30,8 +37,10 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The gateway: walks a route's endpoints in order, each through its own retry, circuit breaker and
- * bulkhead, and when none answers gives the fast BUSY answer. The whole call is bounded by the
- * deadline.
+ * bulkhead; when none answers it degrades to an earlier answer to the same request (CACHED), to the
+ * deferred queue for a deferrable request (DEFERRED), and last to the fast BUSY answer. The whole
+ * call is bounded by its deadline; the call-volume guard and the daily budget stop upstream calls
+ * altogether.
  */
 public class DefaultLlmGateway implements LlmGateway {
 
@@ -47,28 +56,32 @@ public class DefaultLlmGateway implements LlmGateway {
 
 	private final ObservationRegistry observations;
 
+	private final Degradation degradation;
+
 	private final Map<String, Long> configurationWarnings = new ConcurrentHashMap<>();
 
 	/**
-	 * Create a gateway with no listener and no observations.
+	 * Create a gateway with no listener, no observations and no degradation but BUSY.
 	 * @param endpoints the endpoints and routes
 	 * @param settings the gateway's settings
 	 */
 	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings) {
-		this(endpoints, settings, List.of(), ObservationRegistry.NOOP);
+		this(endpoints, settings, Degradation.none(), List.of(), ObservationRegistry.NOOP);
 	}
 
 	/**
 	 * Create a gateway.
 	 * @param endpoints the endpoints and routes
 	 * @param settings the gateway's settings
+	 * @param degradation the route selector, cache, deferred queue and guards
 	 * @param listeners hear every attempt and answer
 	 * @param observations records one observation per call and one per attempt
 	 */
-	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, List<LlmGatewayListener> listeners,
-			ObservationRegistry observations) {
+	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, Degradation degradation,
+			List<LlmGatewayListener> listeners, ObservationRegistry observations) {
 		this.endpoints = endpoints;
 		this.settings = settings;
+		this.degradation = degradation;
 		this.listeners = List.copyOf(listeners);
 		this.observations = observations;
 	}
@@ -76,24 +89,20 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Mono<ChatResponse> chat(ChatRequest request) {
 		return Mono.defer(() -> {
-			String routeName = (request.route() != null) ? request.route() : EndpointRegistry.DEFAULT_ROUTE;
+			String routeName = routeOf(request);
 			List<LlmEndpoint> route = this.endpoints.route(routeName);
 			if (route == null) {
-				return Mono.error(new LlmInvalidRequestException("Unknown route '" + routeName
-						+ "': configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(),
-						null, 0, "unknown_route"));
+				return Mono.error(unknownRoute(routeName));
 			}
 			Observation observation = GatewayObservations.call(this.observations, routeName);
-			Call call = new Call(routeName, now(), observation);
 			Duration deadline = (request.deadline() != null) ? request.deadline() : this.settings.deadline();
-			return Flux.range(0, route.size())
-				.concatMap((index) -> attempt(call, route.get(index), index, request))
-				.next()
+			Call call = new Call(routeName, now(), deadline, observation);
+			return live(call, route, request)
 				.timeout(deadline, Mono.defer(() -> {
 					logger.debug("Gateway call on route '" + routeName + "' reached its deadline of " + deadline);
-					return busy(call);
+					return Mono.empty();
 				}))
-				.switchIfEmpty(Mono.defer(() -> busy(call)))
+				.switchIfEmpty(Mono.defer(() -> degrade(call, request)))
 				.doOnSubscribe((subscription) -> observation.start())
 				.doOnNext((response) -> {
 					GatewayObservations.answered(observation, response);
@@ -107,6 +116,84 @@ public class DefaultLlmGateway implements LlmGateway {
 		});
 	}
 
+	private String routeOf(ChatRequest request) {
+		return (request.route() != null) ? request.route() : this.degradation.routeSelector().select(request);
+	}
+
+	private LlmInvalidRequestException unknownRoute(String routeName) {
+		return new LlmInvalidRequestException("Unknown route '" + routeName
+				+ "': configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(), null, 0,
+				"unknown_route");
+	}
+
+	/**
+	 * The route walk: each endpoint in order until one answers; empty when none does, when a guard
+	 * stops it, or when the deadline leaves no room; an error only for a caller error.
+	 */
+	private Mono<ChatResponse> live(Call call, List<LlmEndpoint> route, ChatRequest request) {
+		if (this.degradation.budget().isTripped()) {
+			return Mono.empty();
+		}
+		return Flux.range(0, route.size())
+			.concatMap((index) -> attempt(call, route.get(index), index, request))
+			.next()
+			.doOnNext((response) -> remember(call, request, response))
+			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.DEGRADE,
+					(error) -> Mono.empty());
+	}
+
+	private void remember(Call call, ChatRequest request, ChatResponse response) {
+		if (response.cost() != null) {
+			this.degradation.budget().record(response.cost());
+		}
+		FallbackCache cache = this.degradation.cache();
+		if (cache != null) {
+			cache.put(RequestKeys.of(call.route, request), response);
+		}
+	}
+
+	/**
+	 * Nothing live answered: an earlier answer to the same request, else a place in the deferred
+	 * queue for a deferrable request, else BUSY.
+	 */
+	private Mono<ChatResponse> degrade(Call call, ChatRequest request) {
+		FallbackCache cache = this.degradation.cache();
+		if (cache != null) {
+			Optional<CachedAnswer> cached = cache.get(RequestKeys.of(call.route, request));
+			if (cached.isPresent()) {
+				return Mono.just(cachedAnswer(call, cached.get()));
+			}
+		}
+		DeferredQueue deferred = this.degradation.deferred();
+		if (deferred != null && request.deferrable() && !call.guardTripped()) {
+			Optional<String> ticket = deferred.enqueue(request, (again) -> backgroundAttempt(call.route, again));
+			if (ticket.isPresent()) {
+				return Mono.just(new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
+						List.of(), null, null, call.elapsed(), call.attempts, ticket.get(), null));
+			}
+			logger.debug("The deferred queue is full (" + deferred.capacity() + "): answering BUSY");
+		}
+		return busy(call);
+	}
+
+	private Mono<ChatResponse> backgroundAttempt(String routeName, ChatRequest request) {
+		List<LlmEndpoint> route = this.endpoints.route(routeName);
+		if (route == null) {
+			return Mono.error(unknownRoute(routeName));
+		}
+		Duration deadline = (request.deadline() != null) ? request.deadline() : this.settings.deadline();
+		Call call = new Call(routeName, now(), deadline, Observation.NOOP);
+		return live(call, route, request).timeout(deadline, Mono.empty());
+	}
+
+	private ChatResponse cachedAnswer(Call call, CachedAnswer cached) {
+		ChatResponse original = cached.response();
+		Duration age = Duration.between(cached.answeredAt(), this.degradation.clock().instant());
+		return new ChatResponse(original.content(), original.endpoint(), original.model(), Tier.CACHED,
+				original.finishReason(), original.toolCalls(), original.usage(), null, call.elapsed(), call.attempts,
+				null, age.isNegative() ? Duration.ZERO : age);
+	}
+
 	private Mono<ChatResponse> attempt(Call call, LlmEndpoint endpoint, int index, ChatRequest request) {
 		EndpointSettings settings = endpoint.settings();
 		Consumer<Attempt> onAttempt = (attempt) -> {
@@ -115,7 +202,8 @@ public class DefaultLlmGateway implements LlmGateway {
 				notify((listener) -> listener.onAttempt(call.route, settings, attempt, null));
 			}
 		};
-		return endpoint.call(request, onAttempt, call.observation)
+		return endpoint.call(request, new CallContext(onAttempt, call.observation, call.deadlineNanos,
+				this.degradation.guard(), call.started))
 			.map((completion) -> {
 				Attempt last = call.attempts.get(call.attempts.size() - 1);
 				notify((listener) -> listener.onAttempt(call.route, settings, last, completion));
@@ -165,7 +253,7 @@ public class DefaultLlmGateway implements LlmGateway {
 		return new ChatResponse(completion.content(), endpoint.name(),
 				(completion.model() != null) ? completion.model() : settings.model(), tier, completion.finishReason(),
 				completion.toolCalls(), completion.usage(), cost(settings, completion.usage()), call.elapsed(),
-				call.attempts, null);
+				call.attempts, null, null);
 	}
 
 	private Mono<ChatResponse> busy(Call call) {
@@ -177,7 +265,7 @@ public class DefaultLlmGateway implements LlmGateway {
 				&& attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
 		String content = filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage();
 		return Mono.just(new ChatResponse(content, null, null, Tier.BUSY, filtered ? "content_filter" : null,
-				List.of(), null, null, call.elapsed(), attempts, null));
+				List.of(), null, null, call.elapsed(), attempts, null, null));
 	}
 
 	static @Nullable BigDecimal cost(EndpointSettings settings, @Nullable Usage usage) {
@@ -200,8 +288,8 @@ public class DefaultLlmGateway implements LlmGateway {
 
 	@Override
 	public Mono<DeferredResult> deferred(String ticket) {
-		return Mono.error(new UnsupportedOperationException(
-				"Deferred requests are not available yet in this version of llm-resilience"));
+		DeferredQueue deferred = this.degradation.deferred();
+		return (deferred != null) ? Mono.defer(() -> Mono.justOrEmpty(deferred.result(ticket))) : Mono.empty();
 	}
 
 	private static long now() {
@@ -214,14 +302,23 @@ public class DefaultLlmGateway implements LlmGateway {
 
 		private final long start;
 
+		private final long deadlineNanos;
+
 		private final Observation observation;
 
 		private final List<Attempt> attempts = new CopyOnWriteArrayList<>();
 
-		Call(String route, long start, Observation observation) {
+		private final AtomicInteger started = new AtomicInteger();
+
+		Call(String route, long start, Duration deadline, Observation observation) {
 			this.route = route;
 			this.start = start;
+			this.deadlineNanos = start + deadline.toNanos();
 			this.observation = observation;
+		}
+
+		boolean guardTripped() {
+			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.GUARD_TRIPPED);
 		}
 
 		Duration elapsed() {

@@ -9,7 +9,20 @@ import java.time.Duration;
  * @param busyMessage content of a BUSY answer
  * @param contentFilteredMessage content of the answer when content filters blocked the request
  * @param busyAsError raise {@link dev.llmresilience.failure.LlmUnavailableException} instead of answering BUSY
+ * @param deferredMessage content of a DEFERRED answer
  */
 public record GatewaySettings(Duration deadline, String busyMessage, String contentFilteredMessage,
-		boolean busyAsError) {
+		boolean busyAsError, String deferredMessage) {
+
+	/**
+	 * Settings with the default messages.
+	 * @param deadline longest a whole call may take
+	 * @return the settings
+	 */
+	public static GatewaySettings of(Duration deadline) {
+		return new GatewaySettings(deadline, "The service is busy right now. Please try again in a minute.",
+				"The request was blocked by the provider's content filter. Please rephrase it.", false,
+				"Your request is queued and will be answered shortly.");
+	}
+
 }

@@ -55,7 +55,10 @@ class FailureClassifierTests {
 			Map.entry(Outcome.CONTEXT_LENGTH_EXCEEDED, new Row(false, false, Action.SURFACE)),
 			Map.entry(Outcome.CONFIGURATION_ERROR, new Row(false, true, Action.FALL_BACK)),
 			Map.entry(Outcome.BREAKER_OPEN, new Row(false, false, Action.FALL_BACK)),
-			Map.entry(Outcome.BULKHEAD_FULL, new Row(false, false, Action.FALL_BACK)));
+			Map.entry(Outcome.BULKHEAD_FULL, new Row(false, false, Action.FALL_BACK)),
+			// not rows of CONTRACT section 4 but of the guards (issue 3): no call made, degrade at once
+			Map.entry(Outcome.GUARD_TRIPPED, new Row(false, false, Action.DEGRADE)),
+			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.DEGRADE)));
 
 	@ParameterizedTest
 	@EnumSource(Outcome.class)

@@ -1,0 +1,15 @@
+package dev.llmresilience.cache;
+
+import java.io.Serializable;
+import java.time.Instant;
+
+import dev.llmresilience.gateway.ChatResponse;
+
+/**
+ * An answer kept for the CACHED tier.
+ *
+ * @param response the answer as it was given
+ * @param answeredAt when it was given
+ */
+public record CachedAnswer(ChatResponse response, Instant answeredAt) implements Serializable {
+}

@@ -1,0 +1,26 @@
+package dev.llmresilience.cache;
+
+import java.util.Optional;
+
+import dev.llmresilience.gateway.ChatResponse;
+
+/**
+ * Last good answers, by request key, for the CACHED tier.
+ */
+public interface FallbackCache {
+
+	/**
+	 * Remember a live answer.
+	 * @param key the request's key (see {@link RequestKeys})
+	 * @param response the answer
+	 */
+	void put(String key, ChatResponse response);
+
+	/**
+	 * The last good answer to a request, if it is younger than the cache's time to live.
+	 * @param key the request's key
+	 * @return the answer and when it was given, or empty
+	 */
+	Optional<CachedAnswer> get(String key);
+
+}

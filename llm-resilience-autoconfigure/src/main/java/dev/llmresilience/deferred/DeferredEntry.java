@@ -1,0 +1,53 @@
+package dev.llmresilience.deferred;
+
+import java.time.Instant;
+
+import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.gateway.DeferredResult;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A deferred request and where it stands.
+ *
+ * @param ticket its unguessable ticket
+ * @param request the request
+ * @param state where it stands
+ * @param attempts background attempts made so far
+ * @param response the answer once completed
+ * @param reason why it failed, once failed
+ * @param createdAt when it was deferred
+ * @param updatedAt when it last changed
+ */
+public record DeferredEntry(String ticket, ChatRequest request, DeferredResult.State state, int attempts,
+		@Nullable ChatResponse response, @Nullable String reason, Instant createdAt, Instant updatedAt) {
+
+	DeferredEntry attempted(Instant now) {
+		return new DeferredEntry(this.ticket, this.request, this.state, this.attempts + 1, null, null, this.createdAt,
+				now);
+	}
+
+	DeferredEntry completed(ChatResponse response, Instant now) {
+		return new DeferredEntry(this.ticket, this.request, DeferredResult.State.COMPLETED, this.attempts, response,
+				null, this.createdAt, now);
+	}
+
+	DeferredEntry failed(String reason, Instant now) {
+		return new DeferredEntry(this.ticket, this.request, DeferredResult.State.FAILED, this.attempts, null, reason,
+				this.createdAt, now);
+	}
+
+	/**
+	 * This entry as the gateway reports it.
+	 * @return the result
+	 */
+	public DeferredResult toResult() {
+		return new DeferredResult(this.ticket, this.state, this.response, this.reason);
+	}
+
+	@Override
+	public String toString() {
+		return "DeferredEntry[ticket=" + this.ticket + ", state=" + this.state + ", attempts=" + this.attempts + "]";
+	}
+
+}

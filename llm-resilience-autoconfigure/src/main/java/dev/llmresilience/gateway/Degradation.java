@@ -1,0 +1,33 @@
+package dev.llmresilience.gateway;
+
+import java.time.Clock;
+
+import dev.llmresilience.cache.FallbackCache;
+import dev.llmresilience.deferred.DeferredQueue;
+import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallVolumeGuard;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What the gateway degrades with, and the guards over all endpoints.
+ *
+ * @param routeSelector picks the route of a request that names none
+ * @param cache the last-good-answer cache, or {@code null} when off
+ * @param deferred the deferred queue, or {@code null} when deferral is off
+ * @param guard the call-volume guard
+ * @param budget the daily budget
+ * @param clock the clock that ages cached answers
+ */
+public record Degradation(RouteSelector routeSelector, @Nullable FallbackCache cache, @Nullable DeferredQueue deferred,
+		CallVolumeGuard guard, BudgetGuard budget, Clock clock) {
+
+	/**
+	 * No cache, no deferral, no guard, no budget: route walk, then BUSY.
+	 * @return the degradation
+	 */
+	public static Degradation none() {
+		Clock clock = Clock.systemUTC();
+		return new Degradation(RouteSelector.DEFAULT, null, null, CallVolumeGuard.off(), BudgetGuard.off(clock), clock);
+	}
+
+}
