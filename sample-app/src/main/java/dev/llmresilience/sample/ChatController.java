@@ -6,19 +6,23 @@ import java.util.Map;
 import dev.llmresilience.failure.LlmRequestException;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.gateway.DeferredResult;
 import dev.llmresilience.gateway.LlmGateway;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The sample's chat API: {@code POST /api/chat} answers with the gateway's {@link ChatResponse}.
+ * The sample's chat API: {@code POST /api/chat} answers with the gateway's {@link ChatResponse};
+ * {@code GET /api/deferred/{ticket}} with the state of a deferred request (404 for an unknown one).
  */
 @RestController
 @RequestMapping("/api")
@@ -33,6 +37,13 @@ class ChatController {
 	@PostMapping("/chat")
 	Mono<ChatResponse> chat(@RequestBody PromptRequest body) {
 		return Mono.defer(() -> this.gateway.chat(body.toChatRequest()));
+	}
+
+	@GetMapping("/deferred/{ticket}")
+	Mono<ResponseEntity<DeferredResult>> deferred(@PathVariable String ticket) {
+		return this.gateway.deferred(ticket)
+			.map(ResponseEntity::ok)
+			.defaultIfEmpty(ResponseEntity.notFound().build());
 	}
 
 	@ExceptionHandler(LlmRequestException.class)

@@ -27,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT,
 		properties = { "llm.defaults.circuit-breaker.wait-duration-in-open-state=1s",
-				"llm.defaults.retry.initial-backoff=1ms" })
+				"llm.defaults.retry.initial-backoff=1ms", "llm.gateway.deferral.delay=1s" })
 @AutoConfigureWebTestClient
 class SampleApplicationTests {
 
@@ -207,13 +207,50 @@ class SampleApplicationTests {
 			.jsonPath("$.details.endpoints.primary.state").isEqualTo("CLOSED");
 	}
 
+	@Test
+	void deferredRequestCompletesOnceTheBackupIsBack() {
+		mode("primary", "error");
+		mode("backup", "error");
+		Map<String, Object> deferred = chat(Map.of("prompt", "Write the nightly report", "deferrable", true));
+		assertThat(deferred).containsEntry("tier", "DEFERRED");
+		String ticket = (String) deferred.get("ticket");
+		assertThat(ticket).startsWith("dfr_");
+		assertThat(deferredState(ticket)).containsEntry("state", "PENDING");
+
+		mode("backup", "ok");
+		// the application's real clock: the first background attempt comes after deferral.delay (1s here)
+		await().atMost(Duration.ofSeconds(15))
+			.pollInterval(Duration.ofMillis(250))
+			.until(() -> "COMPLETED".equals(deferredState(ticket).get("state")));
+		assertThat(deferredState(ticket).get("response")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("content", "[backup] You said: Write the nightly report")
+			.containsEntry("ticket", ticket);
+		this.client.get().uri("/api/deferred/dfr_unknown").exchange().expectStatus().isNotFound();
+	}
+
 	@SuppressWarnings("unchecked")
+	private Map<String, Object> deferredState(String ticket) {
+		return this.client.get()
+			.uri("/api/deferred/" + ticket)
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
 	private Map<String, Object> chat(String prompt) {
+		return chat(Map.of("prompt", prompt));
+	}
+
+	@SuppressWarnings("unchecked")
+	private Map<String, Object> chat(Map<String, Object> body) {
 		return this.client.mutate().responseTimeout(Duration.ofSeconds(30)).build()
 			.post()
 			.uri("/api/chat")
 			.contentType(MediaType.APPLICATION_JSON)
-			.bodyValue(Map.of("prompt", prompt))
+			.bodyValue(body)
 			.exchange()
 			.expectStatus()
 			.isOk()
