@@ -45,7 +45,22 @@ public enum Outcome {
 	BREAKER_OPEN(false, false, Action.FALL_BACK),
 
 	/** The endpoint's bulkhead has no free permit: no call was made. */
-	BULKHEAD_FULL(false, false, Action.FALL_BACK);
+	BULKHEAD_FULL(false, false, Action.FALL_BACK),
+
+	/**
+	 * A stream failed after its first content chunk reached the caller: the connection was reset or
+	 * closed, the provider sent an error event, or the stream ended with neither a finish reason nor
+	 * {@code [DONE]}. Never retried (that would repeat what the caller has already received); the
+	 * caller gets the partial answer, unless {@code llm.gateway.stream.resume-on-fallback} continues it
+	 * on the next endpoint.
+	 */
+	STREAM_INTERRUPTED(false, true, Action.SURFACE),
+
+	/**
+	 * A stream fell silent for longer than {@code stream-idle-timeout} after its first content chunk.
+	 * Handled like {@link #STREAM_INTERRUPTED}.
+	 */
+	STREAM_STALLED(false, true, Action.SURFACE);
 
 	private final boolean retryable;
 
@@ -94,7 +109,11 @@ public enum Outcome {
 		/** Try the route's next endpoint; when none is left, degrade. */
 		FALL_BACK,
 
-		/** Hand a typed {@link LlmRequestException} to the caller: no fallback. */
+		/**
+		 * Hand the typed exception to the caller: an {@link LlmRequestException}, or an
+		 * {@link LlmStreamInterruptedException} (which {@code llm.gateway.stream.resume-on-fallback}
+		 * turns into a continuation on the next endpoint). No fallback.
+		 */
 		SURFACE
 
 	}
