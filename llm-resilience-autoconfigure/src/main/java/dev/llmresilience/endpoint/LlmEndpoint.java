@@ -11,6 +11,7 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -19,6 +20,7 @@ import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOper
 import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -85,6 +87,25 @@ public final class LlmEndpoint {
 				.doOnError((error) -> onAttempt.accept(attempt(FailureClassifier.outcomeOf(error), start)));
 		});
 		return attempt.transformDeferred(RetryOperator.of(this.retry));
+	}
+
+	/**
+	 * Stream an answer from the endpoint. Each attempt passes the breaker and the bulkhead (held until
+	 * the stream ends) and is bounded by {@code first-token-timeout} until its first content chunk and
+	 * by {@code stream-idle-timeout} between chunks after it; {@code timeout} does not apply, so a long
+	 * answer is never cut. Only failures before the first content chunk are retried (they are the only
+	 * retryable ones, see {@link FailureClassifier#classifyStreamError}), so the subscriber sees the
+	 * chunks of one attempt only.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @return the chunks from the first one with content on (the last one carries the finish reason
+	 * and usage), or the classified error; an
+	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
+	 */
+	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt) {
+		return Flux.defer(() -> new StreamAttempt(this.settings, this.client, this.circuitBreaker, this.bulkhead,
+				this.classifier, request, onAttempt).run())
+			.transformDeferred(RetryOperator.of(this.retry));
 	}
 
 	private Attempt attempt(Outcome outcome, long start) {
