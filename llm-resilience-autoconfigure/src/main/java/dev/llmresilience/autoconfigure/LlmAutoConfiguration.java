@@ -80,7 +80,7 @@ public final class LlmAutoConfiguration {
 					"Use a duration longer than an endpoint's timeout, such as 90s.");
 		}
 		return new DefaultLlmGateway(endpoints, new GatewaySettings(deadline, gateway.getBusyMessage(),
-				gateway.getContentFilteredMessage(), gateway.isBusyAsError()));
+				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getStream().isResumeOnFallback()));
 	}
 
 }

@@ -117,8 +117,16 @@ public class DefaultLlmGateway implements LlmGateway {
 
 	@Override
 	public Flux<ChatChunk> stream(ChatRequest request) {
-		return Flux.error(new UnsupportedOperationException(
-				"Streaming is not available yet in this version of llm-resilience; use chat(ChatRequest)"));
+		return Flux.defer(() -> {
+			String routeName = (request.route() != null) ? request.route() : EndpointRegistry.DEFAULT_ROUTE;
+			List<LlmEndpoint> route = this.endpoints.route(routeName);
+			if (route == null) {
+				return Flux.error(new LlmInvalidRequestException("Unknown route '" + routeName
+						+ "': configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(),
+						null, 0, "unknown_route"));
+			}
+			return new StreamCall(routeName, route, request, this.settings).run();
+		});
 	}
 
 	@Override
