@@ -4,13 +4,18 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.llmresilience.failure.LlmRequestException;
+import dev.llmresilience.failure.LlmStreamInterruptedException;
+import dev.llmresilience.gateway.ChatChunk;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGateway;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
@@ -18,7 +23,8 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The sample's chat API: {@code POST /api/chat} answers with the gateway's {@link ChatResponse}.
+ * The sample's chat API: {@code POST /api/chat} answers with the gateway's {@link ChatResponse};
+ * {@code POST /api/chat/stream} streams the answer as server-sent events, one per {@link ChatChunk}.
  */
 @RestController
 @RequestMapping("/api")
@@ -33,6 +39,26 @@ class ChatController {
 	@PostMapping("/chat")
 	Mono<ChatResponse> chat(@RequestBody PromptRequest body) {
 		return Mono.defer(() -> this.gateway.chat(body.toChatRequest()));
+	}
+
+	/**
+	 * Stream an answer: one event per {@link ChatChunk} (JSON), the last with {@code finishReason} and
+	 * {@code usage}. A stream that breaks after it started ends with an {@code error} event whose data
+	 * is {@code {"error", "message", "endpoint", "partial"}}.
+	 */
+	@PostMapping(path = "/chat/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+	Flux<ServerSentEvent<Object>> stream(@RequestBody PromptRequest body) {
+		ChatRequest request = body.toChatRequest();
+		return this.gateway.stream(request)
+			.map((chunk) -> ServerSentEvent.<Object>builder(chunk).build())
+			.onErrorResume(LlmStreamInterruptedException.class, (ex) -> {
+				Map<String, Object> error = new LinkedHashMap<>();
+				error.put("error", ex.outcome().name());
+				error.put("message", ex.getMessage());
+				error.put("endpoint", ex.endpoint());
+				error.put("partial", ex.partial());
+				return Flux.just(ServerSentEvent.<Object>builder(error).event("error").build());
+			});
 	}
 
 	@ExceptionHandler(LlmRequestException.class)
