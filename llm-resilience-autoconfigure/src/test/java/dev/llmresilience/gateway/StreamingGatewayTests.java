@@ -1,23 +1,18 @@
 package dev.llmresilience.gateway;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 
 import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.StreamTestSupport.Ending;
-import dev.llmresilience.StreamTestSupport.FakeClient;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.protocol.CompletionDelta;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -25,7 +20,6 @@ import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -34,17 +28,14 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 
 import static dev.llmresilience.StreamTestSupport.content;
-import static dev.llmresilience.StreamTestSupport.counted;
-import static dev.llmresilience.StreamTestSupport.finished;
 import static dev.llmresilience.StreamTestSupport.fixture;
 import static dev.llmresilience.StreamTestSupport.role;
 import static dev.llmresilience.StreamTestSupport.sse;
-import static dev.llmresilience.StreamTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link LlmGateway#stream}: over real HTTP through the auto-configuration (two local servers,
- * {@code primary} and {@code backup}), and under virtual time for the deadlines.
+ * {@link LlmGateway#stream} over real HTTP through the auto-configuration: two local servers,
+ * {@code primary} and {@code backup}, replaying, cutting and stalling streams.
  */
 class StreamingGatewayTests {
 
@@ -291,77 +282,8 @@ class StreamingGatewayTests {
 		});
 	}
 
-	@Test
-	void theGatewayDeadlineBoundsOnlyTheWaitForTheFirstChunk() {
-		FakeClient client = new FakeClient(() -> Flux.interval(Duration.ofSeconds(10)).take(20).map((i) -> text("x")));
-		DefaultLlmGateway gateway = gateway(client, Duration.ofSeconds(90));
-		StepVerifier.withVirtualTime(() -> gateway.stream(ChatRequest.ofUser("Long answer")))
-			.thenAwait(Duration.ofSeconds(200))
-			.expectNextCount(20)
-			.verifyComplete();
-	}
-
-	@Test
-	void noFirstChunkWithinTheGatewayDeadlineIsBusyAndRecordsNothing() {
-		AtomicBoolean cancelled = new AtomicBoolean();
-		FakeClient client = new FakeClient(() -> Flux.<CompletionDelta>never()
-			.doOnCancel(() -> cancelled.set(true)));
-		DefaultLlmGateway gateway = gateway(client, Duration.ofSeconds(5));
-		StepVerifier.withVirtualTime(() -> gateway.stream(ChatRequest.ofUser("Hi")))
-			.expectSubscription()
-			.expectNoEvent(Duration.ofSeconds(5))
-			.expectNextMatches((chunk) -> chunk.tier() == Tier.BUSY)
-			.verifyComplete();
-		assertThat(cancelled).isTrue();
-	}
-
-	@Test
-	void aRequestDeadlineBoundsTheWholeStream() {
-		FakeClient client = new FakeClient(() -> Flux.interval(Duration.ofSeconds(10)).take(20).map((i) -> text("x")));
-		DefaultLlmGateway gateway = gateway(client, Duration.ofSeconds(90));
-		StepVerifier.withVirtualTime(() -> gateway.stream(ChatRequest.builder().user("Hi").deadline(Duration.ofSeconds(65)).build()))
-			.thenAwait(Duration.ofSeconds(65))
-			.expectNextCount(6)
-			.expectErrorSatisfies((error) -> {
-				LlmStreamInterruptedException interrupted = (LlmStreamInterruptedException) error;
-				assertThat(interrupted.partial()).isEqualTo("xxxxxx");
-				assertThat(interrupted.getMessage()).contains("deadline of PT1M5S");
-			})
-			.verify(Duration.ofSeconds(5));
-	}
-
-	@Test
-	void aSteadyStreamOfFiveMinutesThroughTheGatewayIsOneSuccess() {
-		FakeClient client = new FakeClient(() -> Flux.interval(Duration.ofSeconds(10))
-			.take(30)
-			.map((i) -> text("x"))
-			.concatWith(Flux.just(finished("stop"), counted(4, 30))));
-		List<LlmEndpoint> endpoints = new ArrayList<>();
-		DefaultLlmGateway gateway = gateway(client, Duration.ofSeconds(90), endpoints);
-		StepVerifier.withVirtualTime(() -> gateway.stream(ChatRequest.ofUser("Long answer")))
-			.thenAwait(Duration.ofMinutes(5))
-			.expectNextCount(30)
-			.expectNextMatches((last) -> "stop".equals(last.finishReason()) && last.tier() == Tier.PRIMARY)
-			.verifyComplete();
-		assertThat(endpoints.get(0).circuitBreaker().getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
-		assertThat(endpoints.get(0).circuitBreaker().getMetrics().getNumberOfSlowCalls()).isZero();
-	}
-
 	private void run(ContextConsumer<AssertableApplicationContext> test) {
 		this.runner.run(test);
-	}
-
-	private static DefaultLlmGateway gateway(FakeClient client, Duration deadline) {
-		return gateway(client, deadline, new ArrayList<>());
-	}
-
-	private static DefaultLlmGateway gateway(FakeClient client, Duration deadline, List<LlmEndpoint> created) {
-		LlmEndpoint endpoint = StreamTestSupport.endpoint(StreamTestSupport.settings("primary", "http://localhost:1/v1",
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5), client);
-		created.add(endpoint);
-		EndpointRegistry registry = new EndpointRegistry(List.of(endpoint), Map.of("default", List.of("primary")),
-				List.of());
-		return new DefaultLlmGateway(registry, new GatewaySettings(deadline, "busy", "filtered", false, false));
 	}
 
 	private static LlmGateway gateway(AssertableApplicationContext context) {
