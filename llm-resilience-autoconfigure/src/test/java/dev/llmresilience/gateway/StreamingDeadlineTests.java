@@ -42,13 +42,16 @@ class StreamingDeadlineTests {
 		AtomicBoolean cancelled = new AtomicBoolean();
 		FakeClient client = new FakeClient(() -> Flux.<CompletionDelta>never()
 			.doOnCancel(() -> cancelled.set(true)));
-		DefaultLlmGateway gateway = gateway(client, Duration.ofSeconds(5));
+		List<LlmEndpoint> endpoints = new ArrayList<>();
+		DefaultLlmGateway gateway = gateway(client, Duration.ofSeconds(5), endpoints);
 		StepVerifier.withVirtualTime(() -> gateway.stream(ChatRequest.ofUser("Hi")))
 			.expectSubscription()
 			.expectNoEvent(Duration.ofSeconds(5))
 			.expectNextMatches((chunk) -> chunk.tier() == Tier.BUSY)
 			.verifyComplete();
 		assertThat(cancelled).isTrue();
+		assertThat(endpoints.get(0).circuitBreaker().getMetrics().getNumberOfBufferedCalls()).isZero();
+		assertThat(endpoints.get(0).bulkhead().getMetrics().getAvailableConcurrentCalls()).isEqualTo(5);
 	}
 
 	@Test
