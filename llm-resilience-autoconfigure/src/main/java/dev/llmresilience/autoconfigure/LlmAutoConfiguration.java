@@ -111,7 +111,8 @@ public final class LlmAutoConfiguration {
 					"Use a duration longer than an endpoint's timeout, such as 90s.");
 		}
 		GatewaySettings settings = new GatewaySettings(deadline, gateway.getBusyMessage(),
-				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getDeferral().getMessage());
+				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getDeferral().getMessage(),
+				gateway.getStream().isResumeOnFallback());
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
 				guard, budget, Clock.systemUTC());
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),

@@ -267,7 +267,10 @@ public class LlmProperties {
 	/** Gateway settings. */
 	public static class Gateway {
 
-		/** Longest a whole gateway call may take, retries and fallbacks included; past it the answer is BUSY. */
+		/**
+		 * Longest a whole gateway call may take, retries and fallbacks included; past it the answer is
+		 * BUSY. For a stream: the longest wait for its first chunk.
+		 */
 		private Duration deadline = Duration.ofSeconds(90);
 
 		/** The content of a BUSY answer. */
@@ -311,6 +314,10 @@ public class LlmProperties {
 			return this.fallbackCache;
 		}
 
+		/** How a streamed answer ({@code LlmGateway.stream}) survives a failure. */
+		@NestedConfigurationProperty
+		private final Stream stream = new Stream();
+
 		public Duration getDeadline() {
 			return this.deadline;
 		}
@@ -341,6 +348,32 @@ public class LlmProperties {
 
 		public void setBusyAsError(boolean busyAsError) {
 			this.busyAsError = busyAsError;
+		}
+
+		public Stream getStream() {
+			return this.stream;
+		}
+
+		/** Streaming settings of the gateway. */
+		public static class Stream {
+
+			/**
+			 * After a stream failed mid-answer, continue the answer on the route's next endpoint: the text
+			 * received so far is sent to it as an assistant message and only its continuation is streamed,
+			 * marked FALLBACK. Off by default, because not every model continues a partial assistant
+			 * message seamlessly; the stream then fails with LlmStreamInterruptedException, which carries
+			 * the partial text.
+			 */
+			private boolean resumeOnFallback = false;
+
+			public boolean isResumeOnFallback() {
+				return this.resumeOnFallback;
+			}
+
+			public void setResumeOnFallback(boolean resumeOnFallback) {
+				this.resumeOnFallback = resumeOnFallback;
+			}
+
 		}
 
 	}

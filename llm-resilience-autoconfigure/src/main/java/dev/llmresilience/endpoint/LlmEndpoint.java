@@ -16,7 +16,9 @@ import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.GatewayObservations;
+import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -29,6 +31,7 @@ import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -135,7 +138,7 @@ public final class LlmEndpoint {
 			context.started().incrementAndGet();
 			Observation observation = startObservation(context.parent());
 			AtomicBoolean ended = new AtomicBoolean();
-			return Mono.defer(() -> context.guard().tryAcquire() ? this.client.chat(request) : Mono.error(guardTripped()))
+			return Mono.defer(() -> context.guard().tryAcquire() ? this.client.chat(request) : Mono.error(guardTripped(name())))
 				.timeout(timeout)
 				.onErrorMap((error) -> this.classifier.classifyError(this.settings.name(), error))
 				.transformDeferred(BulkheadOperator.of(this.bulkhead))
@@ -164,8 +167,8 @@ public final class LlmEndpoint {
 		return attempt.transformDeferred(RetryOperator.of(this.retry));
 	}
 
-	private LlmUpstreamException guardTripped() {
-		return new LlmUpstreamException(name(), Outcome.GUARD_TRIPPED, 0, null,
+	static LlmUpstreamException guardTripped(String endpoint) {
+		return new LlmUpstreamException(endpoint, Outcome.GUARD_TRIPPED, 0, null,
 				"llm.gateway.guard.max-calls-per-hour is reached: no upstream call until the window renews", null);
 	}
 
@@ -192,6 +195,37 @@ public final class LlmEndpoint {
 			observation.error(error);
 		}
 		observation.stop();
+	}
+
+	/**
+	 * Stream an answer from the endpoint. Each attempt passes the breaker and the bulkhead (held until
+	 * the stream ends) and is bounded by {@code first-token-timeout} until its first content chunk and
+	 * by {@code stream-idle-timeout} between chunks after it; {@code timeout} does not apply, so a long
+	 * answer is never cut. Only failures before the first content chunk are retried (they are the only
+	 * retryable ones, see {@link FailureClassifier#classifyStreamError}), so the subscriber sees the
+	 * chunks of one attempt only.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @return the chunks from the first one with content on (the last one carries the finish reason
+	 * and usage), or the classified error; an
+	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
+	 */
+	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt) {
+		return stream(request, onAttempt, CallVolumeGuard.off());
+	}
+
+	/**
+	 * Stream an answer from the endpoint, each attempt taking a permit of the call-volume guard
+	 * right before its HTTP call; see {@link #stream(ChatRequest, Consumer)}.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @param guard the call-volume guard
+	 * @return the chunks, or the classified error
+	 */
+	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt, CallVolumeGuard guard) {
+		return Flux.defer(() -> new StreamAttempt(this.settings, this.client, this.circuitBreaker, this.bulkhead,
+				this.classifier, request, onAttempt, guard).run())
+			.transformDeferred(RetryOperator.of(this.retry));
 	}
 
 	private Attempt attempt(Outcome outcome, long start) {

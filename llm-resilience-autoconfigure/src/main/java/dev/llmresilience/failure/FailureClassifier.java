@@ -132,6 +132,69 @@ public final class FailureClassifier {
 	}
 
 	/**
+	 * Classify an error that ended a streamed attempt. Before the first content chunk reached the
+	 * caller it is classified like any call ({@link #classifyError}), so it is retried and falls back
+	 * like {@code chat}. After it, it becomes an {@link LlmStreamInterruptedException}: never retried,
+	 * since a new attempt would repeat what the caller already has; {@link Outcome#STREAM_STALLED}
+	 * when the stream fell silent, else {@link Outcome#STREAM_INTERRUPTED}. Once the model has sent
+	 * its finish reason the answer is whole, and a connection that then breaks or stalls before the
+	 * usage chunk or {@code [DONE]} ends the stream normally.
+	 * @param endpoint the endpoint's name
+	 * @param error the error
+	 * @param started whether a content (or tool-call) chunk has reached the caller
+	 * @param partial the text that has reached the caller
+	 * @param finishReason the finish reason the model sent, or {@code null}
+	 * @return the classified error, or {@code null} when the stream is to end normally
+	 */
+	public @Nullable Throwable classifyStreamError(String endpoint, Throwable error, boolean started, String partial,
+			@Nullable String finishReason) {
+		if (finishReason != null) {
+			return null;
+		}
+		Throwable classified = classifyError(endpoint, error);
+		if (!started || classified instanceof LlmStreamInterruptedException) {
+			return classified;
+		}
+		Outcome outcome = (outcomeOf(classified) == Outcome.TIMEOUT) ? Outcome.STREAM_STALLED
+				: Outcome.STREAM_INTERRUPTED;
+		return new LlmStreamInterruptedException(endpoint, outcome, partial, "The stream of endpoint '" + endpoint
+				+ "' broke after it had started (" + classified.getMessage() + "). The " + partial.length()
+				+ " characters received are in partial(); the answer is not restarted, so that nothing is repeated. "
+				+ "Set llm.gateway.stream.resume-on-fallback=true to continue it on the route's next endpoint.",
+				classified);
+	}
+
+	/**
+	 * Classify a stream that ended normally ({@code [DONE]}, or the connection closed after the
+	 * finish reason).
+	 * @param endpoint the endpoint's name
+	 * @param started whether a content (or tool-call) chunk has reached the caller
+	 * @param finishReason the finish reason the model sent, or {@code null}
+	 * @return {@link Outcome#SUCCESS}; {@link Outcome#CONTENT_FILTERED} when the provider's filter cut
+	 * the answer, which the breaker ignores
+	 * @throws LlmUpstreamException when nothing reached the caller: the same failure as an empty or
+	 * filtered {@code chat} answer
+	 */
+	public Outcome classifyStreamEnd(String endpoint, boolean started, @Nullable String finishReason) {
+		if (!started) {
+			LlmUpstreamException failure = classifyCompletion(endpoint, true, null, false, finishReason);
+			throw (failure != null) ? failure
+					: upstream(endpoint, Outcome.EMPTY_RESPONSE, 200, "The stream had no content");
+		}
+		return CONTENT_FILTER.equals(finishReason) ? Outcome.CONTENT_FILTERED : Outcome.SUCCESS;
+	}
+
+	/**
+	 * The failure of a stream whose body ended with neither {@code [DONE]} nor a finish reason.
+	 * @param endpoint the endpoint's name
+	 * @return a {@link Outcome#CONNECTION_FAILED} failure
+	 */
+	public LlmUpstreamException truncatedStream(String endpoint) {
+		return upstream(endpoint, Outcome.CONNECTION_FAILED, 200,
+				"The stream ended before [DONE] and without a finish reason");
+	}
+
+	/**
 	 * The outcome an error stands for.
 	 * @param error a classified error
 	 * @return its outcome
@@ -142,6 +205,9 @@ public final class FailureClassifier {
 		}
 		if (error instanceof LlmRequestException request) {
 			return request.outcome();
+		}
+		if (error instanceof LlmStreamInterruptedException interrupted) {
+			return interrupted.outcome();
 		}
 		if (error instanceof CallNotPermittedException) {
 			return Outcome.BREAKER_OPEN;

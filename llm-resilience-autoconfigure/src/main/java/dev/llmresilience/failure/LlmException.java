@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * or a header value.
  */
 public abstract sealed class LlmException extends RuntimeException
-		permits LlmUpstreamException, LlmRequestException, LlmUnavailableException {
+		permits LlmUpstreamException, LlmRequestException, LlmUnavailableException, LlmStreamInterruptedException {
 
 	private final @Nullable String endpoint;
 

@@ -48,14 +48,29 @@ public enum Outcome {
 	BULKHEAD_FULL(false, false, Action.FALL_BACK),
 
 	/**
+	 * A stream failed after its first content chunk reached the caller: the connection was reset or
+	 * closed, the provider sent an error event, or the stream ended with neither a finish reason nor
+	 * {@code [DONE]}. Never retried (that would repeat what the caller has already received); the
+	 * caller gets the partial answer, unless {@code llm.gateway.stream.resume-on-fallback} continues it
+	 * on the next endpoint.
+	 */
+	STREAM_INTERRUPTED(false, true, Action.SURFACE),
+
+	/**
+	 * A stream fell silent for longer than {@code stream-idle-timeout} after its first content chunk.
+	 * Handled like {@link #STREAM_INTERRUPTED}.
+	 */
+	STREAM_STALLED(false, true, Action.SURFACE),
+
+	/**
 	 * The call-volume guard ({@code llm.gateway.guard.max-calls-per-hour}) is spent: no call was
 	 * made, and none will be on any endpoint until its window frees.
 	 */
 	GUARD_TRIPPED(false, false, Action.DEGRADE),
 
 	/**
-	 * What is left of the call's deadline cannot fit another attempt (its wait and its timeout):
-	 * no call was made.
+	 * What is left of the call's deadline cannot fit another attempt (its whole timeout): no call
+	 * was made.
 	 */
 	DEADLINE_EXCEEDED(false, false, Action.DEGRADE);
 
@@ -109,7 +124,11 @@ public enum Outcome {
 		/** Try no further endpoint: degrade at once (cached answer, deferral, busy answer). */
 		DEGRADE,
 
-		/** Hand a typed {@link LlmRequestException} to the caller: no fallback. */
+		/**
+		 * Hand the typed exception to the caller: an {@link LlmRequestException}, or an
+		 * {@link LlmStreamInterruptedException} (which {@code llm.gateway.stream.resume-on-fallback}
+		 * turns into a continuation on the next endpoint). No fallback.
+		 */
 		SURFACE
 
 	}

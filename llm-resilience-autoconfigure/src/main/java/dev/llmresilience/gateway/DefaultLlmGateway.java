@@ -282,8 +282,14 @@ public class DefaultLlmGateway implements LlmGateway {
 
 	@Override
 	public Flux<ChatChunk> stream(ChatRequest request) {
-		return Flux.error(new UnsupportedOperationException(
-				"Streaming is not available yet in this version of llm-resilience; use chat(ChatRequest)"));
+		return Flux.defer(() -> {
+			String routeName = routeOf(request);
+			List<LlmEndpoint> route = this.endpoints.route(routeName);
+			if (route == null) {
+				return Flux.error(unknownRoute(routeName));
+			}
+			return new StreamCall(routeName, route, request, this.settings, this.degradation).run();
+		});
 	}
 
 	@Override

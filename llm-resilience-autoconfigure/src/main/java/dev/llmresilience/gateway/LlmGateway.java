@@ -19,9 +19,17 @@ public interface LlmGateway {
 	Mono<ChatResponse> chat(ChatRequest request);
 
 	/**
-	 * Answer a request as a stream of chunks (server-sent events upstream).
+	 * Answer a request as a stream of chunks (server-sent events upstream). Until the first chunk,
+	 * failures are retried and fall back as in {@link #chat(ChatRequest)}, unseen; after it the
+	 * stream is never restarted. The request's {@code timeout} does not apply: each endpoint's
+	 * {@code first-token-timeout} and {@code stream-idle-timeout} do.
 	 * @param request the request
-	 * @return the chunks
+	 * @return the chunks, the last one with the finish reason and usage; a single
+	 * {@link Tier#BUSY} chunk when no endpoint could start. Errors with an
+	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} (carrying the partial text)
+	 * when the stream breaks after its first chunk, unless {@code llm.gateway.stream.resume-on-fallback}
+	 * continues it on the next endpoint; with an {@link dev.llmresilience.failure.LlmRequestException}
+	 * or an {@link dev.llmresilience.failure.LlmUnavailableException} as {@link #chat(ChatRequest)} does
 	 */
 	Flux<ChatChunk> stream(ChatRequest request);
 

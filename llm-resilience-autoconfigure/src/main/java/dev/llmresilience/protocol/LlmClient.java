@@ -1,6 +1,7 @@
 package dev.llmresilience.protocol;
 
 import dev.llmresilience.gateway.ChatRequest;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 /**
@@ -18,5 +19,17 @@ public interface LlmClient {
 	 * @return the completion; a usable one only (an empty answer is an error)
 	 */
 	Mono<Completion> chat(ChatRequest request);
+
+	/**
+	 * Make one streamed attempt. The flux completes only when the provider said the answer is done;
+	 * a body that ends before that is an error. Timeouts are not the client's business: the endpoint
+	 * applies its {@code first-token-timeout} and {@code stream-idle-timeout}.
+	 * @param request the request
+	 * @return every chunk the provider sent, including those with no text (the role chunk, the finish
+	 * reason, the usage); clients that cannot stream fail with {@link UnsupportedOperationException}
+	 */
+	default Flux<CompletionDelta> stream(ChatRequest request) {
+		return Flux.error(new UnsupportedOperationException(getClass().getName() + " cannot stream"));
+	}
 
 }

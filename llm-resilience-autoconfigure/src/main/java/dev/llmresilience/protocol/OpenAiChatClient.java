@@ -5,20 +5,25 @@ import java.util.List;
 
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.failure.ProviderError;
 import dev.llmresilience.failure.Redaction;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.ToolCall;
+import dev.llmresilience.gateway.ToolCallDelta;
 import dev.llmresilience.gateway.Usage;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -26,9 +31,13 @@ import org.springframework.web.reactive.function.client.WebClient;
  * An OpenAI-compatible chat-completions client for one endpoint (OpenAI, Azure OpenAI's v1 API,
  * DeepSeek, OpenRouter, Ollama, vLLM, ...). One subscription makes one HTTP call; the response is
  * read whole (up to the endpoint's {@code max-response-size}) and handed to the
- * {@link FailureClassifier}.
+ * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
+ * read event by event with Spring's server-sent-event decoder.
  */
 public final class OpenAiChatClient implements LlmClient {
+
+	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
+	};
 
 	private final EndpointSettings settings;
 
@@ -59,17 +68,50 @@ public final class OpenAiChatClient implements LlmClient {
 			.uri("/chat/completions")
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request)))
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false)))
 			.exchangeToMono(this::read));
 	}
 
-	private OpenAiChatRequest toWire(ChatRequest request) {
+	@Override
+	public Flux<CompletionDelta> stream(ChatRequest request) {
+		return Flux.defer(() -> this.webClient.post()
+			.uri("/chat/completions")
+			.contentType(MediaType.APPLICATION_JSON)
+			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true)))
+			.exchangeToFlux(this::readStream));
+	}
+
+	private Flux<CompletionDelta> readStream(ClientResponse response) {
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		MediaType type = headers.getContentType();
+		boolean eventStream = type == null || MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
+		if (!response.statusCode().is2xxSuccessful() || !eventStream) {
+			// An error status, or a provider that ignored "stream": read the body whole, exactly like chat.
+			return read(response).map(OpenAiChatClient::asDelta).flux();
+		}
+		return new OpenAiStreamReader(this.settings.name(), this.mapper, this.classifier,
+				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY))
+			.read(response.bodyToFlux(EVENTS));
+	}
+
+	private static CompletionDelta asDelta(Completion completion) {
+		List<ToolCallDelta> calls = new ArrayList<>();
+		for (int i = 0; i < completion.toolCalls().size(); i++) {
+			ToolCall call = completion.toolCalls().get(i);
+			calls.add(new ToolCallDelta(i, call.id(), call.name(), call.arguments()));
+		}
+		return new CompletionDelta(completion.content(), calls, completion.finishReason(), completion.usage(),
+				completion.model());
+	}
+
+	private OpenAiChatRequest toWire(ChatRequest request, boolean stream) {
 		List<OpenAiChatRequest.Message> messages = request.messages()
 			.stream()
 			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
 			.toList();
-		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(), null,
-				request.extra());
+		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(),
+				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
@@ -85,8 +127,7 @@ public final class OpenAiChatClient implements LlmClient {
 		}
 		OpenAiChatCompletion completion = parse(body);
 		if (completion.error() != null && (completion.choices() == null || completion.choices().isEmpty())) {
-			ProviderError error = providerError(completion.error());
-			throw this.classifier.classifyStatus(name, statusOf(completion.error()), headers, error);
+			throw classifyErrorBody(completion.error(), headers);
 		}
 		List<OpenAiChatCompletion.Choice> choices = (completion.choices() != null) ? completion.choices() : List.of();
 		OpenAiChatCompletion.Choice first = choices.isEmpty() ? null : choices.get(0);
@@ -128,6 +169,11 @@ public final class OpenAiChatClient implements LlmClient {
 		catch (JacksonException ex) {
 			return null;
 		}
+	}
+
+	// An error object on HTTP 200 (a body, or an event of a stream) is classified as the status its code names.
+	private LlmException classifyErrorBody(OpenAiChatCompletion.Error error, HttpHeaders headers) {
+		return this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, providerError(error));
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {

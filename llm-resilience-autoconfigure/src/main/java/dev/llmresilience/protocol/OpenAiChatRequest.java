@@ -17,16 +17,25 @@ import org.jspecify.annotations.Nullable;
  * @param temperature sampling temperature
  * @param maxTokens largest completion
  * @param stream whether to stream
+ * @param streamOptions what a stream reports besides the answer
  * @param extra fields passed through
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 record OpenAiChatRequest(@JsonProperty("model") String model, @JsonProperty("messages") List<Message> messages,
 		@JsonProperty("temperature") @Nullable Double temperature,
 		@JsonProperty("max_tokens") @Nullable Integer maxTokens, @JsonProperty("stream") @Nullable Boolean stream,
-		@JsonAnyGetter Map<String, Object> extra) {
+		@JsonProperty("stream_options") @Nullable StreamOptions streamOptions, @JsonAnyGetter Map<String, Object> extra) {
 
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	record Message(@JsonProperty("role") String role, @JsonProperty("content") String content) {
+	}
+
+	/**
+	 * Options of a streamed request.
+	 *
+	 * @param includeUsage ask for a last chunk with the token counts
+	 */
+	record StreamOptions(@JsonProperty("include_usage") boolean includeUsage) {
 	}
 
 }

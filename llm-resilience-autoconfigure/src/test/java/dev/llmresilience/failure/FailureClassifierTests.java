@@ -56,6 +56,9 @@ class FailureClassifierTests {
 			Map.entry(Outcome.CONFIGURATION_ERROR, new Row(false, true, Action.FALL_BACK)),
 			Map.entry(Outcome.BREAKER_OPEN, new Row(false, false, Action.FALL_BACK)),
 			Map.entry(Outcome.BULKHEAD_FULL, new Row(false, false, Action.FALL_BACK)),
+			// streams after their first chunk (issue 5): never retried, counted, handed to the caller
+			Map.entry(Outcome.STREAM_INTERRUPTED, new Row(false, true, Action.SURFACE)),
+			Map.entry(Outcome.STREAM_STALLED, new Row(false, true, Action.SURFACE)),
 			// not rows of CONTRACT section 4 but of the guards (issue 3): no call made, degrade at once
 			Map.entry(Outcome.GUARD_TRIPPED, new Row(false, false, Action.DEGRADE)),
 			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.DEGRADE)));

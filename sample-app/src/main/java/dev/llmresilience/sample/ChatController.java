@@ -4,14 +4,19 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.llmresilience.failure.LlmRequestException;
+import dev.llmresilience.failure.LlmStreamInterruptedException;
+import dev.llmresilience.gateway.ChatChunk;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.DeferredResult;
 import dev.llmresilience.gateway.LlmGateway;
 import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -22,7 +27,8 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The sample's chat API: {@code POST /api/chat} answers with the gateway's {@link ChatResponse};
- * {@code GET /api/deferred/{ticket}} with the state of a deferred request (404 for an unknown one).
+ * {@code GET /api/deferred/{ticket}} with the state of a deferred request (404 for an unknown one);
+ * {@code POST /api/chat/stream} streams the answer as server-sent events, one per {@link ChatChunk}.
  */
 @RestController
 @RequestMapping("/api")
@@ -44,6 +50,26 @@ class ChatController {
 		return this.gateway.deferred(ticket)
 			.map(ResponseEntity::ok)
 			.defaultIfEmpty(ResponseEntity.notFound().build());
+	}
+
+	/**
+	 * Stream an answer: one event per {@link ChatChunk} (JSON), the last with {@code finishReason} and
+	 * {@code usage}. A stream that breaks after it started ends with an {@code error} event whose data
+	 * is {@code {"error", "message", "endpoint", "partial"}}.
+	 */
+	@PostMapping(path = "/chat/stream", produces = MediaType.TEXT_EVENT_STREAM_VALUE)
+	Flux<ServerSentEvent<Object>> stream(@RequestBody PromptRequest body) {
+		ChatRequest request = body.toChatRequest();
+		return this.gateway.stream(request)
+			.map((chunk) -> ServerSentEvent.<Object>builder(chunk).build())
+			.onErrorResume(LlmStreamInterruptedException.class, (ex) -> {
+				Map<String, Object> error = new LinkedHashMap<>();
+				error.put("error", ex.outcome().name());
+				error.put("message", ex.getMessage());
+				error.put("endpoint", ex.endpoint());
+				error.put("partial", ex.partial());
+				return Flux.just(ServerSentEvent.<Object>builder(error).event("error").build());
+			});
 	}
 
 	@ExceptionHandler(LlmRequestException.class)

@@ -24,25 +24,40 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * A simulated OpenAI-compatible provider at {@code /sim/{provider}/v1/chat/completions}. Each
- * provider name has its own mode, switched with {@code POST /sim/{provider}/mode}.
+ * provider name has its own mode, switched with {@code POST /sim/{provider}/mode}. A request with
+ * {@code "stream": true} is answered with server-sent events, word by word (see
+ * {@link SimulatedStream}).
  */
 @RestController
 @RequestMapping("/sim/{provider}")
 class SimulatedProvider {
 
+	private static final int DEFAULT_CUT_AFTER = 3;
+
 	private final Map<String, Mode> modes = new ConcurrentHashMap<>();
 
 	private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
 
+	private final Map<String, Integer> cutAfter = new ConcurrentHashMap<>();
+
+	// A streamed answer sets its own Content-Type (text/event-stream), which wins over "produces".
 	@PostMapping(path = "/v1/chat/completions", produces = MediaType.APPLICATION_JSON_VALUE)
-	Mono<ResponseEntity<Map<String, Object>>> complete(@PathVariable String provider,
-			@RequestBody Map<String, Object> request) {
+	Mono<? extends ResponseEntity<?>> complete(@PathVariable String provider, @RequestBody Map<String, Object> request) {
 		this.requests.computeIfAbsent(provider, (name) -> new AtomicLong()).incrementAndGet();
 		Mode mode = this.modes.getOrDefault(provider, Mode.OK);
 		String model = String.valueOf(request.getOrDefault("model", "sim"));
 		String prompt = lastUserMessage(request);
+		if (Boolean.TRUE.equals(request.get("stream")) && mode.streams()) {
+			return Mono.just(ResponseEntity.ok()
+				.contentType(MediaType.TEXT_EVENT_STREAM)
+				.body(SimulatedStream.answer(mode, model, "[" + provider + "] You said: " + prompt,
+						assistantPrefix(request), this.cutAfter.getOrDefault(provider, DEFAULT_CUT_AFTER))));
+		}
 		return switch (mode) {
 			case OK -> Mono.just(ResponseEntity.ok(completion(model, "[" + provider + "] You said: " + prompt, "stop")));
+			// The stream modes do not change a plain answer.
+			case STREAM_CUT, STREAM_STALL, SLOW_FIRST_TOKEN ->
+				Mono.just(ResponseEntity.ok(completion(model, "[" + provider + "] You said: " + prompt, "stop")));
 			case SLOW -> Mono.delay(Duration.ofSeconds(2))
 				.map((tick) -> ResponseEntity.ok(completion(model, "[" + provider + "] (slowly) You said: " + prompt, "stop")));
 			case ERROR -> Mono.just(ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
@@ -57,13 +72,15 @@ class SimulatedProvider {
 	}
 
 	@PostMapping("/mode")
-	ResponseEntity<Map<String, Object>> setMode(@PathVariable String provider, @RequestBody Map<String, String> body) {
-		Mode mode = Mode.from(body.get("mode"));
+	ResponseEntity<Map<String, Object>> setMode(@PathVariable String provider, @RequestBody Map<String, Object> body) {
+		Mode mode = Mode.from((body.get("mode") != null) ? String.valueOf(body.get("mode")) : null);
 		if (mode == null) {
 			return ResponseEntity.badRequest()
 				.body(Map.of("error", "Unknown mode '" + body.get("mode") + "'", "modes", Mode.names()));
 		}
 		this.modes.put(provider, mode);
+		this.cutAfter.put(provider, (body.get("after") != null) ? Integer.parseInt(String.valueOf(body.get("after")))
+				: DEFAULT_CUT_AFTER);
 		return ResponseEntity.ok(state(provider));
 	}
 
@@ -73,15 +90,27 @@ class SimulatedProvider {
 	}
 
 	private Map<String, Object> state(String provider) {
-		return Map.of("provider", provider, "mode", this.modes.getOrDefault(provider, Mode.OK).wireName(), "requests",
+		return Map.of("provider", provider, "mode", this.modes.getOrDefault(provider, Mode.OK).wireName(), "after",
+				this.cutAfter.getOrDefault(provider, DEFAULT_CUT_AFTER), "requests",
 				this.requests.getOrDefault(provider, new AtomicLong()).get());
 	}
 
-	@SuppressWarnings("unchecked")
 	private static String lastUserMessage(Map<String, Object> request) {
-		Object messages = request.get("messages");
-		if (messages instanceof List<?> list && !list.isEmpty() && list.get(list.size() - 1) instanceof Map<?, ?> last) {
-			return String.valueOf(((Map<String, Object>) last).get("content"));
+		List<?> messages = (request.get("messages") instanceof List<?> list) ? list : List.of();
+		for (int i = messages.size() - 1; i >= 0; i--) {
+			if (messages.get(i) instanceof Map<?, ?> message && "user".equals(message.get("role"))) {
+				return String.valueOf(message.get("content"));
+			}
+		}
+		return "";
+	}
+
+	// A conversation that ends with an assistant message asks to continue it (a resumed stream).
+	private static String assistantPrefix(Map<String, Object> request) {
+		List<?> messages = (request.get("messages") instanceof List<?> list) ? list : List.of();
+		if (!messages.isEmpty() && messages.get(messages.size() - 1) instanceof Map<?, ?> last
+				&& "assistant".equals(last.get("role"))) {
+			return String.valueOf(last.get("content"));
 		}
 		return "";
 	}
@@ -106,7 +135,24 @@ class SimulatedProvider {
 
 	enum Mode {
 
-		OK, ERROR, TIMEOUT, RATE_LIMIT, EMPTY, CONTENT_FILTER, SLOW;
+		OK, ERROR, TIMEOUT, RATE_LIMIT, EMPTY, CONTENT_FILTER, SLOW,
+
+		/** Streams only: the stream stops after {@code after} content chunks, with no finish reason or [DONE]. */
+		STREAM_CUT,
+
+		/** Streams only: the stream falls silent after {@code after} content chunks. */
+		STREAM_STALL,
+
+		/** Streams only: the role chunk at once, the first content after 5 s. */
+		SLOW_FIRST_TOKEN;
+
+		/**
+		 * Whether a streamed request is answered with events in this mode; else it gets the same
+		 * error (or silence) as a plain request.
+		 */
+		boolean streams() {
+			return this != ERROR && this != TIMEOUT && this != RATE_LIMIT;
+		}
 
 		String wireName() {
 			return name().toLowerCase(Locale.ROOT).replace('_', '-');

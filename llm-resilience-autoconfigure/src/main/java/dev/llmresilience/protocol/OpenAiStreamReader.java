@@ -1,0 +1,142 @@
+package dev.llmresilience.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.failure.LlmException;
+import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.gateway.ToolCallDelta;
+import dev.llmresilience.gateway.Usage;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.SynchronousSink;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.http.codec.ServerSentEvent;
+
+/**
+ * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s. Spring's
+ * SSE decoder has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
+ * multi-line {@code data}); this reads each event's JSON, follows the first choice, ends at
+ * {@code [DONE]}, and turns an error sent as an event into the failure it stands for.
+ */
+final class OpenAiStreamReader {
+
+	private static final String DONE = "[DONE]";
+
+	private final String endpoint;
+
+	private final JsonMapper mapper;
+
+	private final FailureClassifier classifier;
+
+	private final Function<OpenAiChatCompletion.Error, LlmException> errorEvent;
+
+	/**
+	 * Create a reader.
+	 * @param endpoint the endpoint's name
+	 * @param mapper the mapper for the wire format
+	 * @param classifier the classifier
+	 * @param errorEvent classifies an error the provider sent as an event, as it would an error body
+	 */
+	OpenAiStreamReader(String endpoint, JsonMapper mapper, FailureClassifier classifier,
+			Function<OpenAiChatCompletion.Error, LlmException> errorEvent) {
+		this.endpoint = endpoint;
+		this.mapper = mapper;
+		this.classifier = classifier;
+		this.errorEvent = errorEvent;
+	}
+
+	/**
+	 * Read a stream.
+	 * @param events the decoded events of one response
+	 * @return the deltas; completes at {@code [DONE]}, and fails when the events end before it
+	 */
+	Flux<CompletionDelta> read(Flux<ServerSentEvent<String>> events) {
+		return Flux.defer(() -> {
+			boolean[] done = new boolean[1];
+			return events.<CompletionDelta>handle((event, sink) -> decode(event, sink, done))
+				.concatWith(Mono.defer(() -> done[0] ? Mono.empty() : Mono.error(this.classifier.truncatedStream(this.endpoint))));
+		});
+	}
+
+	private void decode(ServerSentEvent<String> event, SynchronousSink<CompletionDelta> sink, boolean[] done) {
+		String data = event.data();
+		boolean errorEvent = "error".equals(event.event());
+		if ((data == null || data.isBlank()) && !errorEvent) {
+			return;
+		}
+		if (data != null && DONE.equals(data.strip())) {
+			done[0] = true;
+			sink.complete();
+			return;
+		}
+		OpenAiChatChunk chunk = parse(data);
+		if (chunk == null) {
+			sink.error(new LlmUpstreamException(this.endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
+					"A stream event is not valid JSON", null));
+		}
+		else if (chunk.error() != null || errorEvent) {
+			OpenAiChatCompletion.Error error = (chunk.error() != null) ? chunk.error()
+					: new OpenAiChatCompletion.Error(null, null, null);
+			sink.error(this.errorEvent.apply(error));
+		}
+		else {
+			sink.next(delta(chunk));
+		}
+	}
+
+	private @Nullable OpenAiChatChunk parse(@Nullable String data) {
+		if (data == null || data.isBlank()) {
+			return new OpenAiChatChunk(null, null, null, null);
+		}
+		try {
+			return this.mapper.readValue(data, OpenAiChatChunk.class);
+		}
+		catch (JacksonException ex) {
+			return null;
+		}
+	}
+
+	private static CompletionDelta delta(OpenAiChatChunk chunk) {
+		OpenAiChatChunk.Choice choice = firstChoice(chunk.choices());
+		OpenAiChatChunk.Delta delta = (choice != null) ? choice.delta() : null;
+		String content = (delta != null && delta.content() != null) ? delta.content() : "";
+		OpenAiChatCompletion.Usage usage = chunk.usage();
+		return new CompletionDelta(content, toolCalls(delta), (choice != null) ? choice.finishReason() : null,
+				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null, chunk.model());
+	}
+
+	// With n > 1 the choices' chunks interleave; like chat, the answer is the first choice's.
+	private static OpenAiChatChunk.@Nullable Choice firstChoice(@Nullable List<OpenAiChatChunk.Choice> choices) {
+		if (choices == null) {
+			return null;
+		}
+		for (OpenAiChatChunk.Choice choice : choices) {
+			if (choice.index() == null || choice.index() == 0) {
+				return choice;
+			}
+		}
+		return null;
+	}
+
+	private static List<ToolCallDelta> toolCalls(OpenAiChatChunk.@Nullable Delta delta) {
+		if (delta == null || delta.toolCalls() == null) {
+			return List.of();
+		}
+		List<ToolCallDelta> calls = new ArrayList<>();
+		for (OpenAiChatChunk.ToolCall call : delta.toolCalls()) {
+			OpenAiChatCompletion.Function function = call.function();
+			calls.add(new ToolCallDelta((call.index() != null) ? call.index() : 0, call.id(),
+					(function != null) ? function.name() : null,
+					(function != null && function.arguments() != null) ? function.arguments() : ""));
+		}
+		return calls;
+	}
+
+}
