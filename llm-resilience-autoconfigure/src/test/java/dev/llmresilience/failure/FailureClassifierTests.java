@@ -56,9 +56,10 @@ class FailureClassifierTests {
 			Map.entry(Outcome.CONFIGURATION_ERROR, new Row(false, true, Action.FALL_BACK)),
 			Map.entry(Outcome.BREAKER_OPEN, new Row(false, false, Action.FALL_BACK)),
 			Map.entry(Outcome.BULKHEAD_FULL, new Row(false, false, Action.FALL_BACK)),
-			// not rows of CONTRACT section 4 but of the guards (issue 3): no call made, degrade at once
+			// not rows of CONTRACT section 4 but of the guard and the deadline (issue 3): no call made;
+			// a spent guard stops every endpoint, a deadline only those whose timeout does not fit
 			Map.entry(Outcome.GUARD_TRIPPED, new Row(false, false, Action.DEGRADE)),
-			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.DEGRADE)));
+			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.FALL_BACK)));
 
 	@ParameterizedTest
 	@EnumSource(Outcome.class)
