@@ -148,7 +148,13 @@ public class DefaultLlmGateway implements LlmGateway {
 		}
 		FallbackCache cache = this.degradation.cache();
 		if (cache != null) {
-			cache.put(RequestKeys.of(call.route, request), response);
+			try {
+				cache.put(RequestKeys.of(call.route, request), response);
+			}
+			catch (RuntimeException ex) {
+				// the application's cache may be remote and down: the live answer stands
+				logger.warn("Could not keep the answer in the fallback cache: " + ex);
+			}
 		}
 	}
 
@@ -157,12 +163,9 @@ public class DefaultLlmGateway implements LlmGateway {
 	 * queue for a deferrable request, else BUSY.
 	 */
 	private Mono<ChatResponse> degrade(Call call, ChatRequest request) {
-		FallbackCache cache = this.degradation.cache();
-		if (cache != null) {
-			Optional<CachedAnswer> cached = cache.get(RequestKeys.of(call.route, request));
-			if (cached.isPresent()) {
-				return Mono.just(cachedAnswer(call, cached.get()));
-			}
+		Optional<CachedAnswer> cached = cached(call, request);
+		if (cached.isPresent()) {
+			return Mono.just(cachedAnswer(call, cached.get()));
 		}
 		DeferredQueue deferred = this.degradation.deferred();
 		if (deferred != null && request.deferrable() && !call.guardTripped()) {
@@ -174,6 +177,21 @@ public class DefaultLlmGateway implements LlmGateway {
 			logger.debug("The deferred queue is full (" + deferred.capacity() + "): answering BUSY");
 		}
 		return busy(call);
+	}
+
+	private Optional<CachedAnswer> cached(Call call, ChatRequest request) {
+		FallbackCache cache = this.degradation.cache();
+		if (cache == null) {
+			return Optional.empty();
+		}
+		try {
+			return cache.get(RequestKeys.of(call.route, request));
+		}
+		catch (RuntimeException ex) {
+			// a cache that is down is a cache miss: deferral and BUSY still follow
+			logger.warn("Could not read the fallback cache: " + ex);
+			return Optional.empty();
+		}
 	}
 
 	private Mono<ChatResponse> backgroundAttempt(String routeName, ChatRequest request) {
