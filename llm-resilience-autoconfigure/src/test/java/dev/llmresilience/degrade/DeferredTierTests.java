@@ -8,14 +8,23 @@ import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
 import dev.llmresilience.deferred.DeferredRequestFailedEvent;
+import dev.llmresilience.deferred.InMemoryDeferredStore;
+import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.Attempt;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.DeferredResult;
+import dev.llmresilience.gateway.Degradation;
+import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.gateway.Tier;
+import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallVolumeGuard;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.micrometer.observation.ObservationRegistry;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -232,6 +241,30 @@ class DeferredTierTests {
 			assertThat(context.getBean(DeferredQueue.class).counts()).isEqualTo(new DeferredQueue.Counts(1, 1, 0, 0));
 		});
 		assertThat(output).doesNotContain("still pending at shutdown");
+	}
+
+	@Test
+	void outcomeOfAnEndedRequestIsKeptForTheRetentionThenForgotten() {
+		this.upstreams.primary().enqueue(error(503, "overloaded"));
+		this.upstreams.backup().enqueue(error(503, "overloaded"));
+		this.upstreams.primary().enqueue(completion("the summary"));
+		MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
+		runner().run((context) -> {
+			DeferredQueue queue = new DeferredQueue(new InMemoryDeferredStore(Duration.ofHours(1), clock),
+					Duration.ofMinutes(5), 3, 10, context, clock);
+			LlmGateway gateway = new DefaultLlmGateway(context.getBean(EndpointRegistry.class),
+					GatewaySettings.of(Duration.ofSeconds(90)), new Degradation(RouteSelector.DEFAULT, null, queue,
+							CallVolumeGuard.off(), BudgetGuard.off(clock), clock),
+					List.of(), ObservationRegistry.NOOP);
+			String ticket = gateway.chat(deferrable("summarise")).block().ticket();
+			this.time.advanceTimeBy(Duration.ofMinutes(5));
+			context.getBean(DeferredEvents.class).next(DeferredRequestCompletedEvent.class);
+
+			clock.advance(Duration.ofHours(1));
+			assertThat(gateway.deferred(ticket).block().state()).isEqualTo(DeferredResult.State.COMPLETED);
+			clock.advance(Duration.ofSeconds(1));
+			StepVerifier.create(gateway.deferred(ticket)).verifyComplete();
+		});
 	}
 
 	@Test
