@@ -168,7 +168,8 @@ public class DefaultLlmGateway implements LlmGateway {
 			return Mono.just(cachedAnswer(call, cached.get()));
 		}
 		DeferredQueue deferred = this.degradation.deferred();
-		if (deferred != null && request.deferrable() && !call.guardTripped()) {
+		// a spent guard must not fill the queue, and a content filter would block the request again later
+		if (deferred != null && request.deferrable() && !call.guardTripped() && !call.contentFiltered()) {
 			Optional<String> ticket = deferred.enqueue(request, (again) -> backgroundAttempt(call.route, again));
 			if (ticket.isPresent()) {
 				return Mono.just(new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
@@ -279,8 +280,7 @@ public class DefaultLlmGateway implements LlmGateway {
 		if (this.settings.busyAsError()) {
 			return Mono.error(new LlmUnavailableException(call.route, attempts));
 		}
-		boolean filtered = !attempts.isEmpty()
-				&& attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
+		boolean filtered = call.contentFiltered();
 		String content = filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage();
 		return Mono.just(new ChatResponse(content, null, null, Tier.BUSY, filtered ? "content_filter" : null,
 				List.of(), null, null, call.elapsed(), attempts, null, null));
@@ -337,6 +337,10 @@ public class DefaultLlmGateway implements LlmGateway {
 
 		boolean guardTripped() {
 			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.GUARD_TRIPPED);
+		}
+
+		boolean contentFiltered() {
+			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
 		}
 
 		Duration elapsed() {

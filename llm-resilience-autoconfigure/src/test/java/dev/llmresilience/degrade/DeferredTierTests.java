@@ -43,6 +43,8 @@ import static dev.llmresilience.MockUpstreams.chat;
 import static dev.llmresilience.MockUpstreams.completion;
 import static dev.llmresilience.MockUpstreams.endpoint;
 import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.MockUpstreams.fixture;
+import static dev.llmresilience.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -313,6 +315,20 @@ class DeferredTierTests {
 		runner().run((context) -> {
 			ChatResponse answer = chat(context, ChatRequest.ofUser("interactive question"));
 			assertThat(answer.tier()).isEqualTo(Tier.BUSY);
+			assertThat(answer.ticket()).isNull();
+			assertThat(context.getBean(DeferredQueue.class).counts()).isEqualTo(new DeferredQueue.Counts(0, 0, 0, 0));
+		});
+	}
+
+	@Test
+	void requestBlockedByTheContentFilterIsNotDeferred() {
+		this.upstreams.primary().enqueue(json(400, fixture("azure/azure-400-content-filter-error.json")));
+		this.upstreams.backup().enqueue(json(200, fixture("azure/azure-200-finish-reason-content-filter.json")));
+		runner().run((context) -> {
+			ChatResponse answer = chat(context, deferrable("something the filter blocks"));
+			assertThat(answer.tier()).isEqualTo(Tier.BUSY);
+			assertThat(answer.content()).isEqualTo("The request was blocked by the provider's content filter. Please rephrase it.");
+			assertThat(answer.finishReason()).isEqualTo("content_filter");
 			assertThat(answer.ticket()).isNull();
 			assertThat(context.getBean(DeferredQueue.class).counts()).isEqualTo(new DeferredQueue.Counts(0, 0, 0, 0));
 		});
