@@ -162,8 +162,8 @@ public final class DeferredQueue implements AutoCloseable {
 			this.events.publishEvent(event);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("A listener of " + event.getClass().getSimpleName() + " failed; the deferred request's outcome stands: "
-					+ ex, ex);
+			logger.warn("A listener of " + event.getClass().getSimpleName()
+					+ " failed; the deferred request's outcome stands: " + ex, ex);
 		}
 	}
 

@@ -88,7 +88,7 @@ class DeferredTierTests {
 	}
 
 	@Test
-	void deferrableRequestIsAnsweredAtOnceWithATicketAndCompletesOnceTheUpstreamRecovers() throws Exception {
+	void deferrableRequestIsAnsweredAtOnceWithATicketAndCompletesOnceTheUpstreamRecovers() {
 		this.upstreams.primary().enqueue(error(503, "overloaded"));
 		this.upstreams.backup().enqueue(error(503, "overloaded"));
 		runner().run((context) -> {
@@ -102,12 +102,14 @@ class DeferredTierTests {
 			assertThat(answer.attempts()).extracting(Attempt::outcome)
 				.containsExactly(Outcome.SERVER_ERROR, Outcome.SERVER_ERROR);
 			String ticket = answer.ticket();
-			assertThat(gateway.deferred(ticket).block()).isEqualTo(new DeferredResult(ticket, DeferredResult.State.PENDING, null, null));
+			assertThat(gateway.deferred(ticket).block())
+				.isEqualTo(new DeferredResult(ticket, DeferredResult.State.PENDING, null, null));
 
 			this.upstreams.primary().enqueue(completion("the summary"));
 			this.time.advanceTimeBy(Duration.ofMinutes(5));
 
-			DeferredRequestCompletedEvent event = context.getBean(DeferredEvents.class).next(DeferredRequestCompletedEvent.class);
+			DeferredRequestCompletedEvent event = context.getBean(DeferredEvents.class)
+				.next(DeferredRequestCompletedEvent.class);
 			assertThat(event.getTicket()).isEqualTo(ticket);
 			assertThat(event.getResponse().content()).isEqualTo("the summary");
 			DeferredResult result = gateway.deferred(ticket).block();
@@ -327,7 +329,8 @@ class DeferredTierTests {
 		runner().run((context) -> {
 			ChatResponse answer = chat(context, deferrable("something the filter blocks"));
 			assertThat(answer.tier()).isEqualTo(Tier.BUSY);
-			assertThat(answer.content()).isEqualTo("The request was blocked by the provider's content filter. Please rephrase it.");
+			assertThat(answer.content())
+				.isEqualTo("The request was blocked by the provider's content filter. Please rephrase it.");
 			assertThat(answer.finishReason()).isEqualTo("content_filter");
 			assertThat(answer.ticket()).isNull();
 			assertThat(context.getBean(DeferredQueue.class).counts()).isEqualTo(new DeferredQueue.Counts(0, 0, 0, 0));

@@ -102,7 +102,9 @@ class DegradationConfigurationTests {
 			.run((context) -> {
 				forceOpen(context);
 				assertThat(chat(context, deferrable()).tier()).isEqualTo(Tier.DEFERRED);
-				JsonNode report = JsonMapper.builder().build().valueToTree(context.getBean(LlmBreakersEndpoint.class).breakers());
+				JsonNode report = JsonMapper.builder()
+					.build()
+					.valueToTree(context.getBean(LlmBreakersEndpoint.class).breakers());
 				assertThat(report.get("deferred").get("pending").asInt()).isOne();
 				assertThat(report.get("deferred").get("capacity").asInt()).isEqualTo(7);
 				assertThat(report.get("guard").get("maxCallsPerHour").asInt()).isEqualTo(500);

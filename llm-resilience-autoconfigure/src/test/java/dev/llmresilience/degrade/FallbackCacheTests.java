@@ -147,7 +147,11 @@ class FallbackCacheTests {
 		runner().run((context) -> {
 			LlmGateway gateway = gateway(context, Duration.ofHours(1));
 			gateway.chat(QUESTION).block();
-			ChatRequest same = QUESTION.toBuilder().deferrable(true).timeout(Duration.ofSeconds(20)).deadline(Duration.ofSeconds(30)).build();
+			ChatRequest same = QUESTION.toBuilder()
+				.deferrable(true)
+				.timeout(Duration.ofSeconds(20))
+				.deadline(Duration.ofSeconds(30))
+				.build();
 			assertThat(gateway.chat(same).block().tier()).isEqualTo(Tier.CACHED);
 		});
 	}
