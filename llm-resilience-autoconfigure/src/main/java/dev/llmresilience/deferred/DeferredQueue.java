@@ -23,6 +23,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
+import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
@@ -127,7 +128,7 @@ public final class DeferredQueue implements AutoCloseable {
 				response.latency(), response.attempts(), entry.ticket(), response.age());
 		end(entry.attempted(this.clock.instant()).completed(answer, this.clock.instant()));
 		this.completed.incrementAndGet();
-		this.events.publishEvent(new DeferredRequestCompletedEvent(this, entry.ticket(), answer));
+		publish(new DeferredRequestCompletedEvent(this, entry.ticket(), answer));
 	}
 
 	private void attemptFailed(DeferredEntry entry, Function<ChatRequest, Mono<ChatResponse>> live,
@@ -148,7 +149,22 @@ public final class DeferredQueue implements AutoCloseable {
 	private void fail(DeferredEntry entry, String reason) {
 		end(entry.failed(reason, this.clock.instant()));
 		this.failed.incrementAndGet();
-		this.events.publishEvent(new DeferredRequestFailedEvent(this, entry.ticket(), reason));
+		publish(new DeferredRequestFailedEvent(this, entry.ticket(), reason));
+	}
+
+	/**
+	 * The request has ended before its event is published: a listener that throws must not reach
+	 * the timer's callback, which would take the exception for a failed attempt and run the ended
+	 * request again.
+	 */
+	private void publish(ApplicationEvent event) {
+		try {
+			this.events.publishEvent(event);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A listener of " + event.getClass().getSimpleName()
+					+ " failed; the deferred request's outcome stands: " + ex, ex);
+		}
 	}
 
 	private void end(DeferredEntry entry) {

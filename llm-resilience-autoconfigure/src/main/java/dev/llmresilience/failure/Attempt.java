@@ -1,5 +1,6 @@
 package dev.llmresilience.failure;
 
+import java.io.Serializable;
 import java.time.Duration;
 
 /**
@@ -9,5 +10,5 @@ import java.time.Duration;
  * @param outcome what it came to
  * @param duration from the attempt's start to its end; zero when no call was made
  */
-public record Attempt(String endpoint, Outcome outcome, Duration duration) {
+public record Attempt(String endpoint, Outcome outcome, Duration duration) implements Serializable {
 }

@@ -69,10 +69,11 @@ public enum Outcome {
 	GUARD_TRIPPED(false, false, Action.DEGRADE),
 
 	/**
-	 * What is left of the call's deadline cannot fit another attempt (its whole timeout): no call
-	 * was made.
+	 * What is left of the call's deadline cannot fit another attempt on this endpoint (its timeout,
+	 * after its wait): no call was made. The route's next endpoint is still tried, since its own
+	 * timeout may be shorter and fit.
 	 */
-	DEADLINE_EXCEEDED(false, false, Action.DEGRADE);
+	DEADLINE_EXCEEDED(false, false, Action.FALL_BACK);
 
 	private final boolean retryable;
 

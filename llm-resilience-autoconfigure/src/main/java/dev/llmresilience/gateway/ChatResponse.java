@@ -1,5 +1,6 @@
 package dev.llmresilience.gateway;
 
+import java.io.Serializable;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -8,7 +9,8 @@ import dev.llmresilience.failure.Attempt;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What the gateway answered.
+ * What the gateway answered. Serializable, so that an application cache that stores by value
+ * (JDK serialization, as Redis does by default) can keep it for the CACHED tier.
  *
  * @param content the answer's text; for {@link Tier#BUSY} the busy message
  * @param endpoint the endpoint that answered, or {@code null} when none did
@@ -26,7 +28,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record ChatResponse(String content, @Nullable String endpoint, @Nullable String model, Tier tier,
 		@Nullable String finishReason, List<ToolCall> toolCalls, @Nullable Usage usage, @Nullable BigDecimal cost,
-		Duration latency, List<Attempt> attempts, @Nullable String ticket, @Nullable Duration age) {
+		Duration latency, List<Attempt> attempts, @Nullable String ticket, @Nullable Duration age) implements Serializable {
 
 	public ChatResponse {
 		toolCalls = List.copyOf(toolCalls);

@@ -148,7 +148,13 @@ public class DefaultLlmGateway implements LlmGateway {
 		}
 		FallbackCache cache = this.degradation.cache();
 		if (cache != null) {
-			cache.put(RequestKeys.of(call.route, request), response);
+			try {
+				cache.put(RequestKeys.of(call.route, request), response);
+			}
+			catch (RuntimeException ex) {
+				// the application's cache may be remote and down: the live answer stands
+				logger.warn("Could not keep the answer in the fallback cache: " + ex);
+			}
 		}
 	}
 
@@ -157,15 +163,13 @@ public class DefaultLlmGateway implements LlmGateway {
 	 * queue for a deferrable request, else BUSY.
 	 */
 	private Mono<ChatResponse> degrade(Call call, ChatRequest request) {
-		FallbackCache cache = this.degradation.cache();
-		if (cache != null) {
-			Optional<CachedAnswer> cached = cache.get(RequestKeys.of(call.route, request));
-			if (cached.isPresent()) {
-				return Mono.just(cachedAnswer(call, cached.get()));
-			}
+		Optional<CachedAnswer> cached = cached(call, request);
+		if (cached.isPresent()) {
+			return Mono.just(cachedAnswer(call, cached.get()));
 		}
 		DeferredQueue deferred = this.degradation.deferred();
-		if (deferred != null && request.deferrable() && !call.guardTripped()) {
+		// a spent guard must not fill the queue, and a content filter would block the request again later
+		if (deferred != null && request.deferrable() && !call.guardTripped() && !call.contentFiltered()) {
 			Optional<String> ticket = deferred.enqueue(request, (again) -> backgroundAttempt(call.route, again));
 			if (ticket.isPresent()) {
 				return Mono.just(new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
@@ -174,6 +178,21 @@ public class DefaultLlmGateway implements LlmGateway {
 			logger.debug("The deferred queue is full (" + deferred.capacity() + "): answering BUSY");
 		}
 		return busy(call);
+	}
+
+	private Optional<CachedAnswer> cached(Call call, ChatRequest request) {
+		FallbackCache cache = this.degradation.cache();
+		if (cache == null) {
+			return Optional.empty();
+		}
+		try {
+			return cache.get(RequestKeys.of(call.route, request));
+		}
+		catch (RuntimeException ex) {
+			// a cache that is down is a cache miss: deferral and BUSY still follow
+			logger.warn("Could not read the fallback cache: " + ex);
+			return Optional.empty();
+		}
 	}
 
 	private Mono<ChatResponse> backgroundAttempt(String routeName, ChatRequest request) {
@@ -261,8 +280,7 @@ public class DefaultLlmGateway implements LlmGateway {
 		if (this.settings.busyAsError()) {
 			return Mono.error(new LlmUnavailableException(call.route, attempts));
 		}
-		boolean filtered = !attempts.isEmpty()
-				&& attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
+		boolean filtered = call.contentFiltered();
 		String content = filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage();
 		return Mono.just(new ChatResponse(content, null, null, Tier.BUSY, filtered ? "content_filter" : null,
 				List.of(), null, null, call.elapsed(), attempts, null, null));
@@ -325,6 +343,10 @@ public class DefaultLlmGateway implements LlmGateway {
 
 		boolean guardTripped() {
 			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.GUARD_TRIPPED);
+		}
+
+		boolean contentFiltered() {
+			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
 		}
 
 		Duration elapsed() {

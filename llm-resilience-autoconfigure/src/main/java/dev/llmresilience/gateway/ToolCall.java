@@ -1,5 +1,7 @@
 package dev.llmresilience.gateway;
 
+import java.io.Serializable;
+
 /**
  * A function call the model asked for.
  *
@@ -7,5 +9,5 @@ package dev.llmresilience.gateway;
  * @param name the function's name
  * @param arguments the arguments, as the JSON text the model produced
  */
-public record ToolCall(String id, String name, String arguments) {
+public record ToolCall(String id, String name, String arguments) implements Serializable {
 }

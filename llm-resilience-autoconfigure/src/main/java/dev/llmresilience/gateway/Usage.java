@@ -1,5 +1,7 @@
 package dev.llmresilience.gateway;
 
+import java.io.Serializable;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -8,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * @param promptTokens tokens of the prompt, or {@code null} if not reported
  * @param completionTokens tokens of the completion, or {@code null} if not reported
  */
-public record Usage(@Nullable Integer promptTokens, @Nullable Integer completionTokens) {
+public record Usage(@Nullable Integer promptTokens, @Nullable Integer completionTokens) implements Serializable {
 
 	/**
 	 * Prompt and completion tokens together.
