@@ -2,23 +2,18 @@ package dev.llmresilience.cache;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.llmresilience.gateway.ChatResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A bounded in-memory {@link FallbackCache} (Caffeine): at most {@code max-entries} answers, each
  * for at most {@code ttl}. Used when the application has no {@code CacheManager}.
  */
-public final class CaffeineFallbackCache implements FallbackCache {
+public final class CaffeineFallbackCache extends TimedFallbackCache {
 
 	private final Cache<String, CachedAnswer> cache;
-
-	private final Duration ttl;
-
-	private final Clock clock;
 
 	/**
 	 * Create a cache.
@@ -27,23 +22,18 @@ public final class CaffeineFallbackCache implements FallbackCache {
 	 * @param clock the clock answers are stamped and aged with
 	 */
 	public CaffeineFallbackCache(long maxEntries, Duration ttl, Clock clock) {
+		super(ttl, clock);
 		this.cache = Caffeine.newBuilder().maximumSize(maxEntries).expireAfterWrite(ttl).build();
-		this.ttl = ttl;
-		this.clock = clock;
 	}
 
 	@Override
-	public void put(String key, ChatResponse response) {
-		this.cache.put(key, new CachedAnswer(response, this.clock.instant()));
+	void store(String key, CachedAnswer answer) {
+		this.cache.put(key, answer);
 	}
 
 	@Override
-	public Optional<CachedAnswer> get(String key) {
-		CachedAnswer answer = this.cache.getIfPresent(key);
-		if (answer == null || answer.answeredAt().plus(this.ttl).isBefore(this.clock.instant())) {
-			return Optional.empty();
-		}
-		return Optional.of(answer);
+	@Nullable CachedAnswer load(String key) {
+		return this.cache.getIfPresent(key);
 	}
 
 }

@@ -2,9 +2,8 @@ package dev.llmresilience.cache;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Optional;
 
-import dev.llmresilience.gateway.ChatResponse;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.cache.Cache;
 
@@ -13,13 +12,9 @@ import org.springframework.cache.Cache;
  * size, eviction and distribution follow the application's cache configuration. The time to live
  * is also checked here, since not every cache has one.
  */
-public final class SpringCacheFallbackCache implements FallbackCache {
+public final class SpringCacheFallbackCache extends TimedFallbackCache {
 
 	private final Cache cache;
-
-	private final Duration ttl;
-
-	private final Clock clock;
 
 	/**
 	 * Create a cache.
@@ -28,23 +23,18 @@ public final class SpringCacheFallbackCache implements FallbackCache {
 	 * @param clock the clock answers are stamped and aged with
 	 */
 	public SpringCacheFallbackCache(Cache cache, Duration ttl, Clock clock) {
+		super(ttl, clock);
 		this.cache = cache;
-		this.ttl = ttl;
-		this.clock = clock;
 	}
 
 	@Override
-	public void put(String key, ChatResponse response) {
-		this.cache.put(key, new CachedAnswer(response, this.clock.instant()));
+	void store(String key, CachedAnswer answer) {
+		this.cache.put(key, answer);
 	}
 
 	@Override
-	public Optional<CachedAnswer> get(String key) {
-		CachedAnswer answer = this.cache.get(key, CachedAnswer.class);
-		if (answer == null || answer.answeredAt().plus(this.ttl).isBefore(this.clock.instant())) {
-			return Optional.empty();
-		}
-		return Optional.of(answer);
+	@Nullable CachedAnswer load(String key) {
+		return this.cache.get(key, CachedAnswer.class);
 	}
 
 }
