@@ -106,11 +106,11 @@ public class DefaultLlmGateway implements LlmGateway {
 				.doOnSubscribe((subscription) -> observation.start())
 				.doOnNext((response) -> {
 					GatewayObservations.answered(observation, response);
-					notify((listener) -> listener.onResponse(routeName, response));
+					publish((listener) -> listener.onResponse(routeName, response));
 				})
 				.doOnError((error) -> {
 					observation.error(error);
-					notify((listener) -> listener.onError(routeName, error));
+					publish((listener) -> listener.onError(routeName, error));
 				})
 				.doFinally((signal) -> observation.stop());
 		});
@@ -218,14 +218,14 @@ public class DefaultLlmGateway implements LlmGateway {
 		Consumer<Attempt> onAttempt = (attempt) -> {
 			call.attempts.add(attempt);
 			if (attempt.outcome() != Outcome.SUCCESS) {
-				notify((listener) -> listener.onAttempt(call.route, settings, attempt, null));
+				publish((listener) -> listener.onAttempt(call.route, settings, attempt, null));
 			}
 		};
 		return endpoint.call(request, new CallContext(onAttempt, call.observation, call.deadlineNanos,
 				this.degradation.guard(), call.started))
 			.map((completion) -> {
 				Attempt last = call.attempts.get(call.attempts.size() - 1);
-				notify((listener) -> listener.onAttempt(call.route, settings, last, completion));
+				publish((listener) -> listener.onAttempt(call.route, settings, last, completion));
 				return answer(call, endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion);
 			})
 			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK,
@@ -256,7 +256,7 @@ public class DefaultLlmGateway implements LlmGateway {
 		}
 	}
 
-	private void notify(Consumer<LlmGatewayListener> event) {
+	private void publish(Consumer<LlmGatewayListener> event) {
 		for (LlmGatewayListener listener : this.listeners) {
 			try {
 				event.accept(listener);
@@ -306,7 +306,27 @@ public class DefaultLlmGateway implements LlmGateway {
 			if (route == null) {
 				return Flux.error(unknownRoute(routeName));
 			}
-			return new StreamCall(routeName, route, request, this.settings, this.degradation).run();
+			StreamCall.StreamListener listener = new StreamCall.StreamListener() {
+
+				@Override
+				public void onAttempt(String route, EndpointSettings endpoint, Attempt attempt,
+						@Nullable Completion completion) {
+					publish((each) -> each.onAttempt(route, endpoint, attempt, completion));
+				}
+
+				@Override
+				public void onResponse(String route, ChatResponse response) {
+					publish((each) -> each.onResponse(route, response));
+				}
+
+				@Override
+				public void onError(String route, Throwable error) {
+					publish((each) -> each.onError(route, error));
+				}
+
+			};
+			return new StreamCall(routeName, route, request, this.settings, this.degradation, listener).run()
+				.doOnError((error) -> listener.onError(routeName, error));
 		});
 	}
 

@@ -6,12 +6,14 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.Attempt;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUnavailableException;
 import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -34,6 +36,17 @@ import reactor.core.scheduler.Schedulers;
  */
 final class StreamCall {
 
+	/** What a stream tells the gateway's listeners: each attempt, and the answer once it is whole. */
+	interface StreamListener {
+
+		void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion);
+
+		void onResponse(String route, ChatResponse response);
+
+		void onError(String route, Throwable error);
+
+	}
+
 	private static final Log logger = LogFactory.getLog(StreamCall.class);
 
 	private final String routeName;
@@ -45,6 +58,14 @@ final class StreamCall {
 	private final GatewaySettings settings;
 
 	private final Degradation degradation;
+
+	private final StreamListener listener;
+
+	private volatile @Nullable String model;
+
+	private volatile @Nullable String finishReason;
+
+	private volatile @Nullable Usage usage;
 
 	private final long start = now();
 
@@ -63,13 +84,14 @@ final class StreamCall {
 	private @Nullable LlmStreamInterruptedException interruption;
 
 	StreamCall(String routeName, List<LlmEndpoint> route, ChatRequest request, GatewaySettings settings,
-			Degradation degradation) {
+			Degradation degradation, StreamListener listener) {
 		this.routeName = routeName;
 		this.route = route;
 		this.original = request;
 		this.request = request;
 		this.settings = settings;
 		this.degradation = degradation;
+		this.listener = listener;
 	}
 
 	Flux<ChatChunk> run() {
@@ -87,13 +109,37 @@ final class StreamCall {
 		}
 		LlmEndpoint endpoint = this.route.get(index);
 		Tier tier = (index == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
-		return endpoint.stream(this.request, this.attempts::add, this.degradation.guard())
+		return endpoint.stream(this.request, (attempt) -> attempted(endpoint, attempt), this.degradation.guard())
 			.doOnSubscribe((subscription) -> this.current = endpoint.name())
 			.map((delta) -> chunk(endpoint, tier, delta))
 			.onErrorResume((error) -> next(endpoint, index, error));
 	}
 
+	// Each attempt as it ends, to the listeners; a successful one with what it streamed in all.
+	private void attempted(LlmEndpoint endpoint, Attempt attempt) {
+		this.attempts.add(attempt);
+		Completion completion = (attempt.outcome() == Outcome.SUCCESS) ? new Completion(this.text.toString(),
+				this.model, this.finishReason, List.of(), this.usage) : null;
+		this.listener.onAttempt(this.routeName, endpoint.settings(), attempt, completion);
+		if (completion != null) {
+			this.listener.onResponse(this.routeName, new ChatResponse(this.text.toString(), endpoint.name(),
+					(this.model != null) ? this.model : endpoint.settings().model(),
+					(this.attempts.get(0).endpoint().equals(endpoint.name())) ? Tier.PRIMARY : Tier.FALLBACK,
+					this.finishReason, List.of(), this.usage, DefaultLlmGateway.cost(endpoint.settings(), this.usage),
+					Duration.ofNanos(now() - this.start), this.attempts, null, null));
+		}
+	}
+
 	private ChatChunk chunk(LlmEndpoint endpoint, Tier tier, CompletionDelta delta) {
+		if (delta.model() != null) {
+			this.model = delta.model();
+		}
+		if (delta.finishReason() != null) {
+			this.finishReason = delta.finishReason();
+		}
+		if (delta.usage() != null) {
+			this.usage = delta.usage();
+		}
 		this.started = true;
 		this.text.append(delta.content());
 		this.toolCalls |= !delta.toolCalls().isEmpty();
@@ -158,8 +204,11 @@ final class StreamCall {
 			return Flux.error(new LlmUnavailableException(this.routeName, attempts));
 		}
 		boolean filtered = attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
-		return Flux.just(new ChatChunk(filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage(),
-				null, Tier.BUSY, filtered ? "content_filter" : null, null, List.of()));
+		String content = filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage();
+		String finish = filtered ? "content_filter" : null;
+		this.listener.onResponse(this.routeName, new ChatResponse(content, null, null, Tier.BUSY, finish, List.of(),
+				null, null, Duration.ofNanos(now() - this.start), attempts, null, null));
+		return Flux.just(new ChatChunk(content, null, Tier.BUSY, finish, null, List.of()));
 	}
 
 	private void debug(LlmEndpoint endpoint, Throwable error, String next) {
