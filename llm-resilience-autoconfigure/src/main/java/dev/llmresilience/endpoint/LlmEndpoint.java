@@ -22,7 +22,6 @@ import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
-import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
 import io.micrometer.observation.Observation;
@@ -139,7 +138,7 @@ public final class LlmEndpoint {
 				.timeout(timeout)
 				.onErrorMap((error) -> this.classifier.classifyError(this.settings.name(), error))
 				.transformDeferred(BulkheadOperator.of(this.bulkhead))
-				.transformDeferred(CircuitBreakerOperator.of(this.circuitBreaker))
+				.transformDeferred((permitted) -> CircuitBreakerPermit.run(this.circuitBreaker, permitted))
 				.doOnSuccess((completion) -> {
 					ended.set(true);
 					endObservation(observation, Outcome.SUCCESS, null,
