@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import dev.llmresilience.failure.Attempt;
@@ -122,11 +123,11 @@ public final class LlmEndpoint {
 	 */
 	public Mono<Completion> call(ChatRequest request, CallContext context) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.settings.timeout();
-		Consumer<Attempt> onAttempt = context.onAttempt();
+		BiConsumer<Attempt, @Nullable Completion> onAttempt = context.onAttempt();
 		Mono<Completion> attempt = Mono.defer(() -> {
 			long start = now();
 			if (context.started().get() > 0 && context.deadlineNanos() - start < timeout.toNanos()) {
-				onAttempt.accept(attempt(Outcome.DEADLINE_EXCEEDED, start));
+				onAttempt.accept(attempt(Outcome.DEADLINE_EXCEEDED, start), null);
 				return Mono.error(new LlmUpstreamException(name(), Outcome.DEADLINE_EXCEEDED, 0, null,
 						"The call's deadline leaves less than the endpoint's timeout of " + timeout
 								+ " for another attempt", null));
@@ -143,13 +144,13 @@ public final class LlmEndpoint {
 					ended.set(true);
 					endObservation(observation, Outcome.SUCCESS, null,
 							(completion != null && completion.model() != null) ? completion.model() : this.settings.model());
-					onAttempt.accept(attempt(Outcome.SUCCESS, start));
+					onAttempt.accept(attempt(Outcome.SUCCESS, start), completion);
 				})
 				.doOnError((error) -> {
 					ended.set(true);
 					Outcome outcome = FailureClassifier.outcomeOf(error);
 					endObservation(observation, outcome, error, this.settings.model());
-					onAttempt.accept(attempt(outcome, start));
+					onAttempt.accept(attempt(outcome, start), null);
 				})
 				.doOnCancel(() -> {
 					if (ended.compareAndSet(false, true)) {
