@@ -14,12 +14,18 @@ import reactor.util.context.Context;
 /**
  * Runs one attempt under a circuit breaker's permit as Resilience4j's {@code CircuitBreakerOperator}
  * does (acquire on subscribe; record the outcome before it travels on; on cancel, or on an ignored
- * error, give the permit back; after a cancel, drop what still arrives), with one difference.
- * Resilience4j gives a permit back to whatever state the breaker is in by then: a call let through
- * while CLOSED that is cancelled, or ends with an ignored outcome (a content filter, an invalid
- * request), once the breaker is HALF_OPEN adds a probe the half-open state never gave, and more
- * calls than {@code permitted-calls-in-half-open-state} reach a provider that is recovering. Here a
- * permit goes back only to the half-open state that gave it (other states ignore a returned permit).
+ * error, give the permit back; after a cancel, drop what still arrives), with two differences:
+ * <ul>
+ * <li>Resilience4j gives a permit back to whatever state the breaker is in by then: a call let
+ * through while CLOSED that is cancelled, or ends with an ignored outcome (a content filter, an
+ * invalid request), once the breaker is HALF_OPEN adds a probe the half-open state never gave, and
+ * more calls than {@code permitted-calls-in-half-open-state} reach a provider that is recovering.
+ * Here a permit goes back only to the half-open state that gave it (other states ignore a returned
+ * permit).</li>
+ * <li>What arrives after a cancel is dropped quietly: the caller has gone, and Reactor's default for
+ * a dropped error is an ERROR log with a stack trace (a full bulkhead met as the caller let go, for
+ * one).</li>
+ * </ul>
  */
 final class CircuitBreakerPermit {
 
@@ -127,7 +133,7 @@ final class CircuitBreakerPermit {
 				this.actual.onNext(value);
 			}
 			else {
-				Operators.onNextDropped(value, currentContext());
+				Operators.onDiscard(value, currentContext());
 			}
 		}
 
@@ -135,9 +141,6 @@ final class CircuitBreakerPermit {
 		public void onError(Throwable error) {
 			if (this.permit.failed(error)) {
 				this.actual.onError(error);
-			}
-			else {
-				Operators.onErrorDropped(error, currentContext());
 			}
 		}
 
