@@ -52,8 +52,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * The fault matrix: every way an upstream can fail, each against a real local server (MockWebServer
  * for faults that are still HTTP, a raw socket for those below it), through the whole gateway with
- * millisecond backoffs and a per-attempt {@code timeout} of 500 ms where time is the fault (5 s
- * elsewhere, so that a loaded machine cannot turn a fast fault into a timeout). Each case asserts the same four
+ * millisecond backoffs and a per-attempt {@code timeout} on the faulty upstream of 500 ms where time is
+ * the fault (5 s elsewhere, and on the backup, so that a loaded machine cannot turn a fast fault into a
+ * timeout). Each case asserts the same four
  * things: how each attempt was classified, how many requests the faulty upstream received, what
  * its circuit breaker counted, and that the call ended within its timeouts and deadline. Every
  * attempt's error must also be one of our classified {@link LlmException}s, with a message that says
@@ -235,7 +236,8 @@ class FaultMatrixTests {
 		this.upstreams.runner()
 			.withBean(ObservationRegistry.class, () -> observations.registry())
 			.withPropertyValues("llm.endpoints.primary.base-url=" + upstream.baseUrl(),
-					"llm.defaults.timeout=" + fault.timeout().toMillis() + "ms", "llm.gateway.deadline=30s")
+					"llm.endpoints.primary.timeout=" + fault.timeout().toMillis() + "ms",
+					"llm.defaults.timeout=" + TIMEOUT.toMillis() + "ms", "llm.gateway.deadline=30s")
 			.withPropertyValues(fault.properties())
 			.run((context) -> {
 				LlmGateway gateway = context.getBean(LlmGateway.class);
@@ -274,10 +276,17 @@ class FaultMatrixTests {
 						assertThat(this.upstreams.backup().getRequestCount()).isZero();
 					}
 				}
-				// a server may read a request after the client gave up on it: wait for it to catch up
-				await().atMost(Duration.ofSeconds(5))
-					.untilAsserted(() -> assertThat(upstream.requests()).as("requests the faulty upstream received")
-						.isEqualTo(fault.requests()));
+				if (fault.timeout().equals(SHORT_TIMEOUT)) {
+					// a request may reach the server after its attempt timed out, or (on a loaded
+					// machine) never: the attempts above are what the rules decide, and one at least
+					// must have reached it
+					await().atMost(Duration.ofSeconds(5))
+						.untilAsserted(() -> assertThat(upstream.requests()).as("requests the faulty upstream received")
+							.isBetween(1, fault.requests()));
+				}
+				else {
+					assertThat(upstream.requests()).as("requests the faulty upstream received").isEqualTo(fault.requests());
+				}
 				assertThat(BreakerCalls.of(context, "primary")).as("primary's breaker").isEqualTo(fault.breaker());
 				assertThat(elapsed).as("time to the answer").isLessThanOrEqualTo(fault.bound());
 				upstream.verify();
