@@ -136,7 +136,7 @@ class KeySafetyTests {
 				"llm.endpoints.primary.headers.OpenAI-Organization=" + PRIMARY_HEADER,
 				"llm.endpoints.backup.base-url=" + this.backup.url("/v1"), "llm.endpoints.backup.model=backup-model",
 				"llm.endpoints.backup.priority=1", "llm.endpoints.backup.api-key=" + BACKUP_KEY,
-				"llm.endpoints.backup.headers.OpenAI-Organization=" + BACKUP_HEADER, "llm.defaults.timeout=500ms",
+				"llm.endpoints.backup.headers.OpenAI-Organization=" + BACKUP_HEADER, "llm.endpoints.primary.timeout=1s",
 				"llm.defaults.retry.max-attempts=2", "llm.defaults.retry.initial-backoff=1ms",
 				"llm.defaults.retry.max-backoff=2ms", "llm.defaults.circuit-breaker.sliding-window-size=100",
 				"llm.defaults.circuit-breaker.minimum-number-of-calls=100", "llm.gateway.deferral.delay=50ms",
@@ -156,7 +156,7 @@ class KeySafetyTests {
 		call(gateway, List.of(echo(404, "model_not_found")), List.of(completion("ok")));
 		call(gateway, List.of(echo(400, "content_filter")), List.of(completion("ok")));
 		// the transport: timeouts, resets, a redirect to a third server
-		MockResponse late = new MockResponse.Builder(completion("late")).headersDelay(1, TimeUnit.SECONDS).build();
+		MockResponse late = new MockResponse.Builder(completion("late")).headersDelay(3, TimeUnit.SECONDS).build();
 		call(gateway, List.of(late, late), List.of(completion("ok")));
 		MockResponse reset = new MockResponse.Builder(completion("never")).onResponseStart(new SocketEffect.CloseSocket())
 			.build();
