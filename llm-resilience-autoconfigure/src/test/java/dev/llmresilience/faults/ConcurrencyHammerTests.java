@@ -75,7 +75,7 @@ import static org.awaitility.Awaitility.await;
  * events it published and by the DEFERRED answers the callers got.</li>
  * </ul>
  * At the end, once the primary's breaker has closed, {@code sliding-window-size} calls in a row
- * must leave exactly that many successes in its window: nothing the storm did lingers there.
+ * must leave exactly their attempts in its window: nothing the storm did lingers there.
  * <p>
  * Building it turned up two faults, each now pinned by a deterministic test: a permit handed back to the wrong
  * breaker state ({@code HalfOpenProbeTests}) and successes the listeners never heard of
@@ -287,7 +287,8 @@ class ConcurrencyHammerTests {
 
 	/**
 	 * The storm is over: make calls until the primary's breaker is CLOSED, then a window's worth more
-	 * with healthy upstreams. The window must then hold exactly those calls, all successes.
+	 * with healthy upstreams. The window must then hold exactly the last {@value #WINDOW} of those
+	 * calls' attempts on the primary (all successes, but for a timeout a loaded machine may cause).
 	 */
 	private void assertRecoveredWithACleanWindow(LlmGateway gateway, LlmEndpoint primary) {
 		this.primaryUpstream.failureRate(0);
@@ -297,13 +298,25 @@ class ConcurrencyHammerTests {
 			gateway.chat(request).block(Duration.ofSeconds(10));
 			return primary.circuitBreaker().getState() == State.CLOSED;
 		});
+		List<Outcome> tail = new ArrayList<>();
 		for (int i = 0; i < WINDOW; i++) {
-			assertThat(gateway.chat(request).block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.PRIMARY);
+			gateway.chat(request)
+				.block(Duration.ofSeconds(10))
+				.attempts()
+				.stream()
+				.filter((attempt) -> attempt.endpoint().equals("primary"))
+				.forEach((attempt) -> tail.add(attempt.outcome()));
 		}
-		CircuitBreaker.Metrics window = primary.circuitBreaker().getMetrics();
-		assertThat(window.getNumberOfBufferedCalls()).isEqualTo(WINDOW);
-		assertThat(window.getNumberOfSuccessfulCalls()).isEqualTo(WINDOW);
-		assertThat(window.getNumberOfFailedCalls()).isZero();
+		List<Outcome> window = tail.subList(tail.size() - WINDOW, tail.size());
+		long failed = window.stream().filter(Outcome::isBreakerFailure).count();
+		assertThat(primary.circuitBreaker().getState()).isEqualTo(State.CLOSED);
+		assertThat(window).as("the tail's attempts on the primary").allMatch((outcome) -> outcome == Outcome.SUCCESS
+				|| outcome == Outcome.TIMEOUT);
+		assertThat(failed).as("timeouts in the tail").isLessThan(WINDOW / 2);
+		CircuitBreaker.Metrics metrics = primary.circuitBreaker().getMetrics();
+		assertThat(metrics.getNumberOfBufferedCalls()).isEqualTo(WINDOW);
+		assertThat(metrics.getNumberOfFailedCalls()).isEqualTo((int) failed);
+		assertThat(metrics.getNumberOfSuccessfulCalls()).isEqualTo(WINDOW - (int) failed);
 		assertThat(primary.bulkhead().getMetrics().getAvailableConcurrentCalls()).isEqualTo(PRIMARY_BULKHEAD);
 	}
 
