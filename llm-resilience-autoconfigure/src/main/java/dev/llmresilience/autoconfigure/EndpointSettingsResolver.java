@@ -99,6 +99,7 @@ final class EndpointSettingsResolver {
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
 		String prefix = property(name) + ".";
 		URI baseUrl = baseUrl(prefix + "base-url", endpoint.getBaseUrl());
+		PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
 			throw new LlmConfigurationException(prefix + "model", "is missing",

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import dev.llmresilience.failure.Attempt;
@@ -24,7 +25,6 @@ import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
-import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
 import io.micrometer.observation.Observation;
@@ -126,11 +126,11 @@ public final class LlmEndpoint {
 	 */
 	public Mono<Completion> call(ChatRequest request, CallContext context) {
 		Duration timeout = (request.timeout() != null) ? request.timeout() : this.settings.timeout();
-		Consumer<Attempt> onAttempt = context.onAttempt();
+		BiConsumer<Attempt, @Nullable Completion> onAttempt = context.onAttempt();
 		Mono<Completion> attempt = Mono.defer(() -> {
 			long start = now();
 			if (context.started().get() > 0 && context.deadlineNanos() - start < timeout.toNanos()) {
-				onAttempt.accept(attempt(Outcome.DEADLINE_EXCEEDED, start));
+				onAttempt.accept(attempt(Outcome.DEADLINE_EXCEEDED, start), null);
 				return Mono.error(new LlmUpstreamException(name(), Outcome.DEADLINE_EXCEEDED, 0, null,
 						"The call's deadline leaves less than the endpoint's timeout of " + timeout
 								+ " for another attempt", null));
@@ -142,18 +142,18 @@ public final class LlmEndpoint {
 				.timeout(timeout)
 				.onErrorMap((error) -> this.classifier.classifyError(this.settings.name(), error))
 				.transformDeferred(BulkheadOperator.of(this.bulkhead))
-				.transformDeferred(CircuitBreakerOperator.of(this.circuitBreaker))
+				.transformDeferred((permitted) -> CircuitBreakerPermit.run(this.circuitBreaker, permitted))
 				.doOnSuccess((completion) -> {
 					ended.set(true);
 					endObservation(observation, Outcome.SUCCESS, null,
 							(completion != null && completion.model() != null) ? completion.model() : this.settings.model());
-					onAttempt.accept(attempt(Outcome.SUCCESS, start));
+					onAttempt.accept(attempt(Outcome.SUCCESS, start), completion);
 				})
 				.doOnError((error) -> {
 					ended.set(true);
 					Outcome outcome = FailureClassifier.outcomeOf(error);
 					endObservation(observation, outcome, error, this.settings.model());
-					onAttempt.accept(attempt(outcome, start));
+					onAttempt.accept(attempt(outcome, start), null);
 				})
 				.doOnCancel(() -> {
 					if (ended.compareAndSet(false, true)) {

@@ -1,13 +1,15 @@
 package dev.llmresilience.failure;
 
+import java.util.Collection;
+import java.util.List;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * Removes secrets from text that came from a provider before it reaches a log or an exception:
- * the endpoint's own key, and anything shaped like a key, masked or not (OpenAI's 401 message
- * repeats the first and last characters of the key it was sent).
+ * the endpoint's own key and header values, and anything shaped like a key, masked or not (OpenAI's
+ * 401 message repeats the first and last characters of the key it was sent).
  */
 public final class Redaction {
 
@@ -26,9 +28,21 @@ public final class Redaction {
 	 * @return the text without secrets
 	 */
 	public static String redact(String text, @Nullable String secret) {
+		return redact(text, (secret != null) ? List.of(secret) : List.of());
+	}
+
+	/**
+	 * Redact a text.
+	 * @param text the text, e.g. a provider's error message
+	 * @param secrets the endpoint's key and header values
+	 * @return the text without secrets
+	 */
+	public static String redact(String text, Collection<String> secrets) {
 		String result = text;
-		if (secret != null && !secret.isEmpty()) {
-			result = result.replace(secret, REDACTED);
+		for (String secret : secrets) {
+			if (!secret.isEmpty()) {
+				result = result.replace(secret, REDACTED);
+			}
 		}
 		return KEY_LIKE.matcher(result).replaceAll(REDACTED);
 	}

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 import dev.llmresilience.cache.CachedAnswer;
@@ -215,19 +216,15 @@ public class DefaultLlmGateway implements LlmGateway {
 
 	private Mono<ChatResponse> attempt(Call call, LlmEndpoint endpoint, int index, ChatRequest request) {
 		EndpointSettings settings = endpoint.settings();
-		Consumer<Attempt> onAttempt = (attempt) -> {
+		// heard as each attempt ends, before its answer passes the retry, which drops an answer whose
+		// caller has just let go: listeners then still hear of an attempt the breaker recorded
+		BiConsumer<Attempt, @Nullable Completion> onAttempt = (attempt, completion) -> {
 			call.attempts.add(attempt);
-			if (attempt.outcome() != Outcome.SUCCESS) {
-				publish((listener) -> listener.onAttempt(call.route, settings, attempt, null));
-			}
+			publish((listener) -> listener.onAttempt(call.route, settings, attempt, completion));
 		};
 		return endpoint.call(request, new CallContext(onAttempt, call.observation, call.deadlineNanos,
 				this.degradation.guard(), call.started))
-			.map((completion) -> {
-				Attempt last = call.attempts.get(call.attempts.size() - 1);
-				publish((listener) -> listener.onAttempt(call.route, settings, last, completion));
-				return answer(call, endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion);
-			})
+			.map((completion) -> answer(call, endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion))
 			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK,
 					(error) -> {
 						Outcome outcome = FailureClassifier.outcomeOf(error);

@@ -39,6 +39,8 @@ public final class OpenAiChatClient implements LlmClient {
 	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
 
+	private static final int SHORTEST_SECRET = 8;
+
 	private final EndpointSettings settings;
 
 	private final WebClient webClient;
@@ -46,6 +48,8 @@ public final class OpenAiChatClient implements LlmClient {
 	private final JsonMapper mapper;
 
 	private final FailureClassifier classifier;
+
+	private final List<String> secrets;
 
 	/**
 	 * Create a client.
@@ -60,6 +64,25 @@ public final class OpenAiChatClient implements LlmClient {
 		this.webClient = webClient;
 		this.mapper = mapper;
 		this.classifier = classifier;
+		this.secrets = secrets(settings);
+	}
+
+	/**
+	 * What a provider's message must not repeat: the key and the header values (an organization or
+	 * project id, an Azure {@code api-key}). Values shorter than {@value #SHORTEST_SECRET} characters
+	 * are no secrets, and redacting them would garble the message (a version such as {@code v1}).
+	 */
+	private static List<String> secrets(EndpointSettings settings) {
+		List<String> secrets = new ArrayList<>();
+		if (settings.apiKey().reveal() != null) {
+			secrets.add(settings.apiKey().reveal());
+		}
+		settings.headers()
+			.values()
+			.stream()
+			.filter((value) -> value.length() >= SHORTEST_SECRET)
+			.forEach(secrets::add);
+		return List.copyOf(secrets);
 	}
 
 	@Override
@@ -177,8 +200,7 @@ public final class OpenAiChatClient implements LlmClient {
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {
-		String message = (error.message() != null) ? Redaction.redact(error.message(), this.settings.apiKey().reveal())
-				: null;
+		String message = (error.message() != null) ? Redaction.redact(error.message(), this.secrets) : null;
 		String code = (error.code() != null) ? String.valueOf(error.code()) : null;
 		return new ProviderError(error.type(), code, message);
 	}

@@ -16,7 +16,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Bad {@code llm.*} configuration fails start-up with an {@link LlmConfigurationException} naming
  * the property where the bad value was set and what to do, reported by
- * {@link LlmConfigurationFailureAnalyzer}, and never showing the API key or a header value.
+ * {@link LlmConfigurationFailureAnalyzer}, and never showing the API key or a header value. The
+ * packaged sample application is started once with a bad base URL by {@code PackagedJarBadConfigurationIT}
+ * in the sample module. Two endpoints with the same {@code priority} are not an error: the default
+ * route orders them by name ({@code LlmPropertiesOverrideTests#defaultRouteHoldsTheEnabledEndpointsByPriorityThenName}).
  */
 class BadConfigurationTests {
 
@@ -163,6 +166,51 @@ class BadConfigurationTests {
 	void connectTimeoutBelowAMillisecondIsRejectedRatherThanTurnedIntoNoTimeout() {
 		assertRejected(withEndpoint("llm.defaults.connect-timeout=999us"), "llm.defaults.connect-timeout",
 				"is PT0.000999S, but must be at least 1ms", "Use a duration of 1ms or more");
+	}
+
+	@Test
+	void negativeInitialBackoffIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.retry.initial-backoff=-100ms"),
+				"llm.endpoints.main.retry.initial-backoff", "is PT-0.1S, but must be positive",
+				"Use a positive duration such as 500ms, 30s or 5m.");
+	}
+
+	@Test
+	void negativeMaxRetryAfterIsRejected() {
+		assertRejected(withEndpoint("llm.defaults.retry.max-retry-after=-1s"), "llm.defaults.retry.max-retry-after",
+				"is PT-1S, but must not be negative", "Use 0ms or a positive duration.");
+	}
+
+	@Test
+	void negativeBulkheadMaxWaitIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.bulkhead.max-wait=-5ms"), "llm.endpoints.main.bulkhead.max-wait",
+				"is PT-0.005S, but must not be negative", "Use 0ms or a positive duration.");
+	}
+
+	@Test
+	void zeroSlidingWindowIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.sliding-window-size=0"),
+				"llm.endpoints.main.circuit-breaker.sliding-window-size", "is 0, but must be at least 1",
+				"Set it to 1 or more (built-in default: 20).");
+	}
+
+	@Test
+	void zeroConcurrentCallsIsRejected() {
+		assertRejected(withEndpoint("llm.defaults.bulkhead.max-concurrent-calls=0"),
+				"llm.defaults.bulkhead.max-concurrent-calls", "is 0, but must be at least 1",
+				"Set it to 1 or more (built-in default: 50).");
+	}
+
+	@Test
+	void maxResponseSizeBelowOneKilobyteIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.max-response-size=512B"),
+				"llm.endpoints.main.max-response-size", "is 512B, outside 1KB to 2GB", "Use a size such as 10MB.");
+	}
+
+	@Test
+	void negativePriceIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.price.output-per-million=-1"), "llm.endpoints.main.price",
+				"has a negative price", "Give prices per million tokens as zero or positive numbers.");
 	}
 
 	@Test

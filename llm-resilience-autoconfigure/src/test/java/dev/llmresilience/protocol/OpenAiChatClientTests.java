@@ -2,6 +2,7 @@ package dev.llmresilience.protocol;
 
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.Map;
 
 import dev.llmresilience.MockUpstreams;
@@ -30,6 +31,7 @@ import static dev.llmresilience.MockUpstreams.completionBody;
 import static dev.llmresilience.MockUpstreams.fixture;
 import static dev.llmresilience.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The OpenAI-compatible wire format over real HTTP: what the provider receives, what of its
@@ -152,6 +154,27 @@ class OpenAiChatClientTests {
 		JsonNode body = mapper.readTree(received.getBody().utf8());
 		assertThat(body.has("temperature")).isFalse();
 		assertThat(body.has("max_tokens")).isFalse();
+	}
+
+	@Test
+	void providerMessageRepeatingTheKeyOrAHeaderValueIsRedacted() {
+		String organization = "org-redaction-test-5a9f0c";
+		this.upstreams.primary().enqueue(json(403, "{\"error\":{\"message\":\"Key " + PRIMARY_KEY
+				+ " may not act for organization " + organization + "\",\"type\":\"invalid_request_error\","
+				+ "\"code\":\"forbidden\"}}"));
+		this.upstreams.runner()
+			.withPropertyValues("llm.endpoints.primary.headers.OpenAI-Organization=" + organization,
+					"llm.endpoints.primary.headers.OpenAI-Beta=v1")
+			.run((context) -> {
+				Throwable error = catchThrowable(() -> MockUpstreams.endpoint(context, "primary")
+					.call(ChatRequest.ofUser("hello"), (attempt) -> {
+					})
+					.block(Duration.ofSeconds(10)));
+				assertThat(error).hasMessageContaining("HTTP 403")
+					.hasMessageContaining("may not act for organization [redacted]")
+					.hasMessageNotContaining(PRIMARY_KEY)
+					.hasMessageNotContaining(organization);
+			});
 	}
 
 	@ParameterizedTest
