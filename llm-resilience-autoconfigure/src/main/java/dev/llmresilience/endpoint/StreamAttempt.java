@@ -61,6 +61,10 @@ final class StreamAttempt {
 
 	private final AtomicBoolean ended = new AtomicBoolean();
 
+	// The window of the state that gave the permit: see CircuitBreakerPermit for why a permit must
+	// go back only to the half-open state that gave it.
+	private CircuitBreaker.@Nullable Metrics window;
+
 	private final StringBuilder text = new StringBuilder();
 
 	private final StringBuilder leading = new StringBuilder();
@@ -100,8 +104,9 @@ final class StreamAttempt {
 			this.onAttempt.accept(new Attempt(this.settings.name(), Outcome.BREAKER_OPEN, Duration.ZERO));
 			return Flux.error(CallNotPermittedException.createCallNotPermittedException(this.circuitBreaker));
 		}
+		this.window = this.circuitBreaker.getMetrics();
 		if (!this.bulkhead.tryAcquirePermission()) {
-			this.circuitBreaker.releasePermission();
+			releasePermission();
 			this.onAttempt.accept(new Attempt(this.settings.name(), Outcome.BULKHEAD_FULL, Duration.ZERO));
 			return Flux.error(BulkheadFullException.createBulkheadFullException(this.bulkhead));
 		}
@@ -192,15 +197,19 @@ final class StreamAttempt {
 		long end = now();
 		long measured = ((firstToken >= 0) ? firstToken : end) - this.start;
 		if (error != null) {
-			// The breaker's predicates come from the FailureClassifier: it records or ignores the error.
-			this.circuitBreaker.onError(measured, TimeUnit.NANOSECONDS, error);
+			// The breaker's predicates come from the FailureClassifier: it records or ignores the error;
+			// an ignored one gives the permit back, which must not reach a half-open state that did not give it.
+			boolean ignored = this.circuitBreaker.getCircuitBreakerConfig().getIgnoreExceptionPredicate().test(error);
+			if (!ignored || ownsPermit()) {
+				this.circuitBreaker.onError(measured, TimeUnit.NANOSECONDS, error);
+			}
 		}
 		else if (outcome == Outcome.SUCCESS) {
 			this.circuitBreaker.onSuccess(measured, TimeUnit.NANOSECONDS);
 		}
 		else {
 			// A normal end that is neither a success nor a failure (a filtered answer): ignored.
-			this.circuitBreaker.releasePermission();
+			releasePermission();
 		}
 		this.bulkhead.onComplete();
 		this.onAttempt.accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)));
@@ -208,9 +217,20 @@ final class StreamAttempt {
 
 	private void cancel() {
 		if (this.ended.compareAndSet(false, true)) {
-			this.circuitBreaker.releasePermission();
+			releasePermission();
 			this.bulkhead.onComplete();
 		}
+	}
+
+	private void releasePermission() {
+		if (ownsPermit()) {
+			this.circuitBreaker.releasePermission();
+		}
+	}
+
+	private boolean ownsPermit() {
+		return this.circuitBreaker.getState() != CircuitBreaker.State.HALF_OPEN
+				|| this.circuitBreaker.getMetrics() == this.window;
 	}
 
 	private static long now() {

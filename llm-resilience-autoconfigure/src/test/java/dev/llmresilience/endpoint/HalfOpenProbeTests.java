@@ -11,12 +11,14 @@ import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
@@ -111,6 +113,40 @@ class HalfOpenProbeTests {
 		assertThat(state()).isEqualTo(State.CLOSED);
 	}
 
+	@Test
+	void streamLetThroughWhileClosedAndCancelledWhileHalfOpenAddsNoProbe() {
+		Disposable early = stream(new CopyOnWriteArrayList<>());
+		halfOpen();
+		early.dispose();
+		assertThat(this.upstream.streams).hasSize(1);
+
+		Disposable probe = stream(new CopyOnWriteArrayList<>());
+		List<Outcome> refused = new CopyOnWriteArrayList<>();
+		Disposable second = stream(refused);
+		assertThat(this.upstream.streams).as("upstream streams: the early one and one probe").hasSize(2);
+		assertThat(refused).containsExactly(Outcome.BREAKER_OPEN);
+		probe.dispose();
+		second.dispose();
+	}
+
+	@Test
+	void streamProbeCancelledWhileHalfOpenStillGivesItsPermitBack() {
+		halfOpen();
+		stream(new CopyOnWriteArrayList<>()).dispose();
+		List<Outcome> next = new CopyOnWriteArrayList<>();
+		Disposable probe = stream(next);
+		assertThat(this.upstream.streams).as("upstream streams: the cancelled probe and the next").hasSize(2);
+		assertThat(next).isEmpty();
+		probe.dispose();
+	}
+
+	private Disposable stream(List<Outcome> outcomes) {
+		return this.endpoint.stream(ChatRequest.ofUser("hello"), (Attempt attempt) -> outcomes.add(attempt.outcome()))
+			.subscribe((delta) -> {
+			}, (error) -> {
+			});
+	}
+
 	private void halfOpen() {
 		CircuitBreaker breaker = this.endpoint.circuitBreaker();
 		breaker.transitionToOpenState();
@@ -137,6 +173,17 @@ class HalfOpenProbeTests {
 	private static final class HeldCalls implements LlmClient {
 
 		final List<Sinks.One<Completion>> calls = new CopyOnWriteArrayList<>();
+
+		final List<Sinks.Many<CompletionDelta>> streams = new CopyOnWriteArrayList<>();
+
+		@Override
+		public Flux<CompletionDelta> stream(ChatRequest request) {
+			return Flux.defer(() -> {
+				Sinks.Many<CompletionDelta> stream = Sinks.many().unicast().onBackpressureBuffer();
+				this.streams.add(stream);
+				return stream.asFlux();
+			});
+		}
 
 		volatile int cancelled;
 
