@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
 
 import dev.llmresilience.endpoint.ApiKey;
 import dev.llmresilience.endpoint.EndpointFactory;
@@ -94,9 +95,19 @@ final class Endpoints implements AutoCloseable {
 	 * @return the endpoint
 	 */
 	LlmEndpoint http(EndpointSettings settings) {
+		return http(settings, UnaryOperator.identity());
+	}
+
+	/**
+	 * An endpoint over the real OpenAI-compatible client, wrapped (to watch what reaches it).
+	 * @param settings its settings
+	 * @param wrapper wraps the client
+	 * @return the endpoint
+	 */
+	LlmEndpoint http(EndpointSettings settings, UnaryOperator<LlmClient> wrapper) {
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings);
 		this.pools.add(pool);
-		return this.factory.create(settings, this.clients.create(settings, WebClient.builder(), pool));
+		return this.factory.create(settings, wrapper.apply(this.clients.create(settings, WebClient.builder(), pool)));
 	}
 
 	/**

@@ -38,7 +38,7 @@ import reactor.core.publisher.Mono;
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 4, time = 1)
+@Warmup(iterations = 6, time = 1)
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 3, jvmArgsAppend = { "-Xms1g", "-Xmx1g" })
 public class GatewayOverheadBenchmark {
@@ -71,6 +71,8 @@ public class GatewayOverheadBenchmark {
 
 	private LlmEndpoint endpoint;
 
+	private LlmEndpoint open;
+
 	private DefaultLlmGateway gateway;
 
 	@Setup
@@ -81,6 +83,7 @@ public class GatewayOverheadBenchmark {
 		LlmEndpoint filtering = this.endpoints.endpoint(Endpoints.settings("filtering", url), this.filtering);
 		LlmEndpoint backup = this.endpoints.endpoint(Endpoints.settings("backup", url), this.stub);
 		LlmEndpoint open = this.endpoints.endpoint(Endpoints.settings("open", url), this.stub);
+		this.open = open;
 		LlmEndpoint openBackup = this.endpoints.endpoint(Endpoints.settings("open-backup", url), this.stub);
 		LlmEndpoint backup2 = this.endpoints.endpoint(Endpoints.settings("backup2", url), this.stub);
 		open.circuitBreaker().transitionToForcedOpenState();
@@ -126,6 +129,16 @@ public class GatewayOverheadBenchmark {
 	public Completion endpointSuccess() {
 		return this.endpoint.call(SUCCESS, CallContext.of((attempt) -> {
 		})).block();
+	}
+
+	/**
+	 * Attribution: one endpoint whose breaker is open refuses the call (no timer is started, since
+	 * the breaker refuses before the attempt subscribes to its timeout).
+	 */
+	@Benchmark
+	public Object endpointRejectedByOpenBreaker() {
+		return this.open.call(SUCCESS, CallContext.of((attempt) -> {
+		})).onErrorResume((error) -> Mono.just(COMPLETION)).block();
 	}
 
 	/** The gateway, primary answers. */

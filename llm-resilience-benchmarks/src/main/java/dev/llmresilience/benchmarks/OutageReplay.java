@@ -3,18 +3,22 @@ package dev.llmresilience.benchmarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 import dev.llmresilience.benchmarks.StubProvider.FailureMode;
 import dev.llmresilience.benchmarks.StubProvider.Outage;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.Tier;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -139,7 +143,7 @@ public final class OutageReplay {
 			}
 		}
 		System.out.println();
-		System.out.println("| scenario | primary hits in outage: before open / after open (of which probes allowed: 3 x half-open) | time to open (real) | wait before open: mean / p99 (real) | wait after open: mean / p99 / max (real) | answered | primary used again after recovery (real) | breaker CLOSED after recovery (real) |");
+		System.out.println("| scenario | primary hits in outage: before open / after open (probes allowed: 3 x half-opens; most sent in one half-open) | time to open (real) | wait before open: mean / p99 (real) | wait after open: mean / p99 / max (real) | answered | primary used again after recovery (real) | breaker CLOSED after recovery (real) |");
 		System.out.println("|---|---|---|---|---|---|---|---|");
 		rows.forEach(System.out::println);
 		System.out.println("load avg at end: " + Machine.loadAverage());
@@ -162,8 +166,9 @@ public final class OutageReplay {
 				StubProvider backup = new StubProvider("backup", NORMAL_LATENCY, FailureMode.HANG, true);
 				Endpoints endpoints = new Endpoints()) {
 			List<long[]> transitions = new ArrayList<>();
+			List<long[]> sends = new ArrayList<>();
 			List<ConnectionProvider> pools = new ArrayList<>();
-			Supplier<Mono<Answer>> call = client(scenario, primary, backup, endpoints, transitions, pools);
+			Supplier<Mono<Reply>> call = client(scenario, primary, backup, endpoints, transitions, sends, pools);
 			long before = BEFORE.toNanos() / INTERVAL_NANOS;
 			long after = AFTER.toNanos() / INTERVAL_NANOS;
 			int total = (int) (before + outageRequests + after);
@@ -175,7 +180,8 @@ public final class OutageReplay {
 			}
 			long[] scheduled = new long[total];
 			long[] waits = new long[total];
-			Answer[] answers = new Answer[total];
+			long[] lags = new long[total];
+			Reply[] replies = new Reply[total];
 			CountDownLatch done = new CountDownLatch(total);
 			for (int i = 0; i < total; i++) {
 				long target = start + i * INTERVAL_NANOS;
@@ -184,24 +190,21 @@ public final class OutageReplay {
 					LockSupport.parkNanos(target - now);
 				}
 				int index = i;
-				call.get().subscribe((answer) -> {
+				lags[i] = System.nanoTime() - target;
+				call.get().subscribe((reply) -> {
 					waits[index] = System.nanoTime() - target;
-					answers[index] = answer;
+					replies[index] = reply;
 					done.countDown();
 				}, (error) -> {
 					waits[index] = System.nanoTime() - target;
-					answers[index] = Answer.FAILED;
+					replies[index] = new Reply(Answer.FAILED, error.getClass().getSimpleName());
 					done.countDown();
 				});
 			}
 			boolean finished = done.await(10, TimeUnit.SECONDS);
 			pools.forEach(ConnectionProvider::dispose);
-			List<long[]> transitionsCopy;
-			synchronized (transitions) {
-				transitionsCopy = List.copyOf(transitions);
-			}
-			return new Result(scenario, finished, outageStart, outageEnd, scheduled, waits, answers,
-					primary.arrivals(), backup.arrivals(), transitionsCopy);
+			return new Result(scenario, finished, outageStart, outageEnd, scheduled, waits, lags, replies,
+					primary.arrivals(), backup.arrivals(), copy(transitions), copy(sends));
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -209,12 +212,23 @@ public final class OutageReplay {
 		}
 	}
 
+	private static List<long[]> copy(List<long[]> list) {
+		synchronized (list) {
+			return List.copyOf(list);
+		}
+	}
+
 	private static FailureMode mode(Scenario scenario) {
 		return (scenario.mode() != null) ? scenario.mode() : FailureMode.HANG;
 	}
 
-	private static Supplier<Mono<Answer>> client(Scenario scenario, StubProvider primary, StubProvider backup,
-			Endpoints endpoints, List<long[]> transitions, List<ConnectionProvider> pools) {
+	/**
+	 * The scenario's client. For the gateway, the primary's transport is wrapped to note the
+	 * breaker's state each time a call gets past the breaker and bulkhead to the wire (into
+	 * {@code sends}), and the breaker's transitions are noted (into {@code transitions}).
+	 */
+	private static Supplier<Mono<Reply>> client(Scenario scenario, StubProvider primary, StubProvider backup,
+			Endpoints endpoints, List<long[]> transitions, List<long[]> sends, List<ConnectionProvider> pools) {
 		switch (scenario.client()) {
 			case NAIVE: {
 				ConnectionProvider pool = RawClient.pool("naive", 4096);
@@ -223,19 +237,27 @@ public final class OutageReplay {
 				return () -> naive.chat()
 					.timeout(NAIVE_TIMEOUT)
 					.retryWhen(Retry.backoff(2, NAIVE_BACKOFF))
-					.map((content) -> Answer.PRIMARY);
+					.map((content) -> new Reply(Answer.PRIMARY, null));
 			}
 			case RAW_BACKUP: {
 				ConnectionProvider pool = RawClient.pool("raw-backup", 4096);
 				pools.add(pool);
 				RawClient raw = new RawClient(backup.baseUrl(), pool);
-				return () -> raw.chat().map((content) -> Answer.BACKUP);
+				return () -> raw.chat().map((content) -> new Reply(Answer.BACKUP, null));
 			}
 			default: {
 				List<LlmEndpoint> members = new ArrayList<>();
 				if (scenario.client() != Client.GATEWAY_BACKUP) {
-					LlmEndpoint endpoint = endpoints
-						.http(Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()));
+					AtomicReference<CircuitBreaker> breaker = new AtomicReference<>();
+					LlmEndpoint endpoint = endpoints.http(
+							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()),
+							(client) -> (request) -> Mono.defer(() -> {
+								synchronized (sends) {
+									sends.add(new long[] { System.nanoTime(), breaker.get().getState().ordinal() });
+								}
+								return client.chat(request);
+							}));
+					breaker.set(endpoint.circuitBreaker());
 					endpoint.circuitBreaker().getEventPublisher().onStateTransition((event) -> {
 						synchronized (transitions) {
 							transitions.add(new long[] { System.nanoTime(),
@@ -251,7 +273,7 @@ public final class OutageReplay {
 						Map.of("default", members.stream().map(LlmEndpoint::name).toList()),
 						Duration.ofMillis(scenario.deadlineMillis()),
 						members.toArray(new LlmEndpoint[0]));
-				return () -> gateway.chat(REQUEST).map(Answer::of);
+				return () -> gateway.chat(REQUEST).map(Reply::of);
 			}
 		}
 	}
@@ -261,23 +283,35 @@ public final class OutageReplay {
 
 		PRIMARY, BACKUP, BUSY, FAILED;
 
-		static Answer of(dev.llmresilience.gateway.ChatResponse response) {
-			if (response.tier() == Tier.BUSY) {
-				return BUSY;
-			}
-			return "primary".equals(response.endpoint()) ? PRIMARY : BACKUP;
-		}
-
 		boolean answered() {
 			return this == PRIMARY || this == BACKUP;
 		}
 
 	}
 
+	/**
+	 * How one request ended, and for a BUSY answer why: its attempts' outcomes.
+	 * @param answer how it ended
+	 * @param why the attempts of a BUSY answer, or the error of a failed call
+	 */
+	record Reply(Answer answer, @Nullable String why) {
+
+		static Reply of(ChatResponse response) {
+			if (response.tier() == Tier.BUSY) {
+				return new Reply(Answer.BUSY, response.attempts()
+					.stream()
+					.map((attempt) -> attempt.endpoint() + ":" + attempt.outcome())
+					.collect(Collectors.joining(",")));
+			}
+			return new Reply("primary".equals(response.endpoint()) ? Answer.PRIMARY : Answer.BACKUP, null);
+		}
+
+	}
+
 	/** What one scenario measured, and how it reads rescaled to real time. */
 	private record Result(Scenario scenario, boolean finished, long outageStart, long outageEnd, long[] scheduled,
-			long[] waits, Answer[] answers, List<StubProvider.Arrival> primaryHits,
-			List<StubProvider.Arrival> backupHits, List<long[]> transitions) {
+			long[] waits, long[] lags, Reply[] replies, List<StubProvider.Arrival> primaryHits,
+			List<StubProvider.Arrival> backupHits, List<long[]> transitions, List<long[]> sends) {
 
 		/** First CLOSED -> OPEN at or after the outage's start, else {@code Long.MAX_VALUE}. */
 		long openedAt() {
@@ -317,7 +351,7 @@ public final class OutageReplay {
 		long[] waits(long from, long to) {
 			List<Long> selected = new ArrayList<>();
 			for (int i = 0; i < this.scheduled.length; i++) {
-				if (inOutage(i) && this.scheduled[i] >= from && this.scheduled[i] < to && this.answers[i] != null) {
+				if (inOutage(i) && this.scheduled[i] >= from && this.scheduled[i] < to && this.replies[i] != null) {
 					selected.add(this.waits[i]);
 				}
 			}
@@ -328,7 +362,7 @@ public final class OutageReplay {
 			long count = 0;
 			for (int i = 0; i < this.scheduled.length; i++) {
 				if (inOutage(i) && this.scheduled[i] >= from && this.scheduled[i] < to
-						&& (!answeredOnly || (this.answers[i] != null && this.answers[i].answered()))) {
+						&& (!answeredOnly || (this.replies[i] != null && this.replies[i].answer().answered()))) {
 					count++;
 				}
 			}
@@ -337,6 +371,48 @@ public final class OutageReplay {
 
 		long hits(long from, long to) {
 			return this.primaryHits.stream().filter((hit) -> hit.down() && hit.at() >= from && hit.at() < to).count();
+		}
+
+		/** Calls the gateway put on the wire to the primary in [from, to) of the outage, by breaker state then. */
+		long sends(long from, long to, CircuitBreaker.@Nullable State state) {
+			return this.sends.stream()
+				.filter((send) -> send[0] >= Math.max(from, this.outageStart) && send[0] < Math.min(to, this.outageEnd))
+				.filter((send) -> state == null || send[1] == state.ordinal())
+				.count();
+		}
+
+		/** The most calls put on the wire in one HALF_OPEN period of the outage. */
+		long mostProbesInOneHalfOpen() {
+			Map<Long, Long> perPeriod = new HashMap<>();
+			for (long[] send : this.sends) {
+				if (send[0] < this.outageStart || send[0] >= this.outageEnd
+						|| send[1] != CircuitBreaker.State.HALF_OPEN.ordinal()) {
+					continue;
+				}
+				long period = this.transitions.stream()
+					.filter((t) -> t[0] <= send[0] && t[1] == CircuitBreaker.State.HALF_OPEN.ordinal())
+					.mapToLong((t) -> t[0])
+					.max()
+					.orElse(-1);
+				perPeriod.merge(period, 1L, Long::sum);
+			}
+			return perPeriod.values().stream().mapToLong(Long::longValue).max().orElse(0);
+		}
+
+		/** Why requests of the outage window got BUSY (or failed): their attempts, most frequent first. */
+		String busyReasons() {
+			Map<String, Long> reasons = new HashMap<>();
+			for (int i = 0; i < this.replies.length; i++) {
+				if (inOutage(i) && this.replies[i] != null && !this.replies[i].answer().answered()) {
+					reasons.merge(String.valueOf(this.replies[i].why()), 1L, Long::sum);
+				}
+			}
+			return reasons.entrySet()
+				.stream()
+				.sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+				.limit(6)
+				.map((entry) -> entry.getValue() + " x [" + entry.getKey() + "]")
+				.collect(Collectors.joining("; "));
 		}
 
 		boolean hasBreaker() {
@@ -353,6 +429,14 @@ public final class OutageReplay {
 					100.0 * answered / total, this.finished ? "" : " -- NOT ALL FINISHED within 10 s");
 			System.out.printf(Locale.ROOT, "primary: %d hits in all, %d during the outage; backup: %d hits%n",
 					this.primaryHits.size(), hits(Long.MIN_VALUE, Long.MAX_VALUE), this.backupHits.size());
+			long[] lagsSorted = this.lags.clone();
+			Arrays.sort(lagsSorted);
+			System.out.printf(Locale.ROOT, "firing lag behind schedule (machine stalls, included in the waits): p50 %s, p99 %s, max %s%n",
+					ms(LatencyRecorder.percentile(lagsSorted, 50)), ms(LatencyRecorder.percentile(lagsSorted, 99)),
+					ms(lagsSorted[lagsSorted.length - 1]));
+			if (!busyReasons().isEmpty()) {
+				System.out.println("not answered in the outage window, by attempts: " + busyReasons());
+			}
 			if (hasBreaker()) {
 				if (opened == Long.MAX_VALUE) {
 					System.out.println("breaker never opened");
@@ -360,9 +444,12 @@ public final class OutageReplay {
 				else {
 					long halfOpens = halfOpensDuringOutage(opened);
 					System.out.printf(Locale.ROOT,
-							"breaker opened %s after the outage began (real %s); primary hits during the outage: %d before it opened, %d after (half-open %d times: %d probes allowed)%n",
-							ms(opened - this.outageStart), real(opened - this.outageStart), hits(Long.MIN_VALUE, opened),
-							hits(opened, Long.MAX_VALUE), halfOpens, 3 * halfOpens);
+							"breaker opened %s after the outage began (real %s); calls the gateway sent the primary during the outage: %d before it opened, %d after (%d while HALF_OPEN, %d while CLOSED, %d while OPEN); half-open %d times: %d probes allowed, at most %d sent in one half-open period; server arrivals in the outage: %d before, %d after%n",
+							ms(opened - this.outageStart), real(opened - this.outageStart), sends(Long.MIN_VALUE, opened, null),
+							sends(opened, Long.MAX_VALUE, null), sends(opened, Long.MAX_VALUE, CircuitBreaker.State.HALF_OPEN),
+							sends(opened, Long.MAX_VALUE, CircuitBreaker.State.CLOSED),
+							sends(opened, Long.MAX_VALUE, CircuitBreaker.State.OPEN), halfOpens, 3 * halfOpens,
+							mostProbesInOneHalfOpen(), hits(Long.MIN_VALUE, opened), hits(opened, Long.MAX_VALUE));
 				}
 				System.out.print("transitions (ms from outage start):");
 				this.transitions.forEach((t) -> System.out.printf(Locale.ROOT, " %s@%.1f",
@@ -404,7 +491,8 @@ public final class OutageReplay {
 			long[] after = breaker ? waits(split, Long.MAX_VALUE) : new long[0];
 			long total = count(Long.MIN_VALUE, Long.MAX_VALUE, false);
 			long answered = count(Long.MIN_VALUE, Long.MAX_VALUE, true);
-			String hits = breaker ? hits(Long.MIN_VALUE, opened) + " / " + hits(opened, Long.MAX_VALUE) + " (" + 3 * halfOpensDuringOutage(opened) + ")"
+			String hits = breaker ? sends(Long.MIN_VALUE, opened, null) + " / " + sends(opened, Long.MAX_VALUE, null) + " ("
+					+ 3 * halfOpensDuringOutage(opened) + ", at most " + mostProbesInOneHalfOpen() + " per half-open)"
 					: hits(Long.MIN_VALUE, Long.MAX_VALUE) + " / -";
 			long usedAgain = primaryUsedAgain();
 			long closed = closedAfterRecovery();
