@@ -21,11 +21,13 @@ import reactor.netty.resources.ConnectionProvider;
  * Raw {@link RawClient WebClient} against {@code LlmGateway.chat} (the real OpenAI-compatible
  * client from {@code OpenAiClientFactory}), both calling the same loopback {@link StubProvider}
  * that answers a canned completion at once. Closed loop: at concurrency N, N callers each send
- * their next call when the previous one is answered. The two sides run in alternating rounds
- * (A B, B A, ...) in one JVM after a warm-up, so drift in the machine's load hits both alike.
+ * their next call when the previous one is answered. The sides run in alternating rounds
+ * (A B, B A, ...) in one JVM after a warm-up, so drift in the machine's load hits them alike.
  *
  * <p>System properties: {@code rounds} (per concurrency, default 8), {@code roundMillis} (per side
- * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 4000).
+ * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 4000),
+ * {@code attribution} (default false: adds a third side, the raw call behind the two Reactor
+ * timers the gateway starts per call, to show how much of the gap they explain).
  */
 public final class LoopbackLoad {
 
@@ -40,6 +42,7 @@ public final class LoopbackLoad {
 		int rounds = Integer.getInteger("rounds", 8);
 		Duration round = Duration.ofMillis(Long.getLong("roundMillis", 2000));
 		Duration warmup = Duration.ofMillis(Long.getLong("warmupMillis", 4000));
+		boolean attribution = Boolean.getBoolean("attribution");
 		Machine.describe("LoopbackLoad: raw WebClient vs LlmGateway.chat on loopback");
 		System.out.printf(Locale.ROOT, "rounds: %d per concurrency, %d ms per side and round, warm-up %d ms per side%n",
 				rounds, round.toMillis(), warmup.toMillis());
@@ -51,14 +54,21 @@ public final class LoopbackLoad {
 			LlmEndpoint endpoint = endpoints.http(Endpoints.settings("primary", provider.baseUrl(), 1.0, 64));
 			DefaultLlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
 					Endpoints.DEFAULT_DEADLINE, endpoint);
-			Side rawSide = new Side("raw", () -> raw.chat().map((content) -> !content.isEmpty()));
-			Side gatewaySide = new Side("gateway", () -> gateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY));
-			for (int concurrency : CONCURRENCIES) {
-				rawSide.run(concurrency, warmup);
-				gatewaySide.run(concurrency, warmup);
+			List<Side> sides = new ArrayList<>();
+			sides.add(new Side("raw", () -> raw.chat().map((content) -> !content.isEmpty())));
+			sides.add(new Side("gateway", () -> gateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY)));
+			if (attribution) {
+				// The raw call behind the gateway's two Reactor timers (attempt timeout, call deadline) and nothing else
+				sides.add(new Side("raw+2tmo", () -> raw.chat()
+					.timeout(endpoint.settings().timeout())
+					.timeout(Endpoints.DEFAULT_DEADLINE)
+					.map((content) -> !content.isEmpty())));
 			}
 			for (int concurrency : CONCURRENCIES) {
-				measure(rawSide, gatewaySide, concurrency, rounds, round);
+				sides.forEach((side) -> side.run(concurrency, warmup));
+			}
+			for (int concurrency : CONCURRENCIES) {
+				measure(sides, concurrency, rounds, round);
 			}
 		}
 		finally {
@@ -67,43 +77,53 @@ public final class LoopbackLoad {
 		System.out.println("load avg at end: " + Machine.loadAverage());
 	}
 
-	private static void measure(Side raw, Side gateway, int concurrency, int rounds, Duration length) {
+	/**
+	 * Rounds in which every side runs once, the order rotated each round, then each side against
+	 * the first (raw).
+	 */
+	private static void measure(List<Side> sides, int concurrency, int rounds, Duration length) {
 		System.out.printf(Locale.ROOT, "%n-- concurrency %d (load avg %s)%n", concurrency, Machine.loadAverage());
 		System.out.println("round order   side       calls  errors     calls/s   p50 us   p99 us");
-		List<Run> raws = new ArrayList<>();
-		List<Run> gateways = new ArrayList<>();
+		int count = sides.size();
+		List<List<Run>> runs = new ArrayList<>();
+		sides.forEach((side) -> runs.add(new ArrayList<>()));
 		for (int i = 0; i < rounds; i++) {
-			boolean rawFirst = i % 2 == 0;
-			Run first = (rawFirst ? raw : gateway).run(concurrency, length);
-			Run second = (rawFirst ? gateway : raw).run(concurrency, length);
-			Run rawRun = rawFirst ? first : second;
-			Run gatewayRun = rawFirst ? second : first;
-			raws.add(rawRun);
-			gateways.add(gatewayRun);
-			print(i + 1, rawFirst ? "A B" : "B A", rawRun);
-			print(i + 1, rawFirst ? "A B" : "B A", gatewayRun);
+			Run[] round = new Run[count];
+			StringBuilder order = new StringBuilder();
+			for (int k = 0; k < count; k++) {
+				int sideIndex = (i % 2 == 0) ? (i / 2 + k) % count : (count - 1 - k + i / 2) % count;
+				round[sideIndex] = sides.get(sideIndex).run(concurrency, length);
+				order.append((char) ('A' + sideIndex));
+			}
+			for (int k = 0; k < count; k++) {
+				runs.get(k).add(round[k]);
+				print(i + 1, order.toString(), round[k]);
+			}
 		}
+		List<Run> raws = runs.get(0);
 		long[] rawAll = pooled(raws);
-		long[] gatewayAll = pooled(gateways);
-		double[] ratios = new double[rounds];
-		double[] addedP50 = new double[rounds];
-		for (int i = 0; i < rounds; i++) {
-			ratios[i] = gateways.get(i).throughput() / raws.get(i).throughput();
-			addedP50[i] = (gateways.get(i).percentile(50) - raws.get(i).percentile(50)) / 1000.0;
-		}
 		long rawP50 = LatencyRecorder.percentile(rawAll, 50);
 		long rawP99 = LatencyRecorder.percentile(rawAll, 99);
-		long gatewayP50 = LatencyRecorder.percentile(gatewayAll, 50);
-		long gatewayP99 = LatencyRecorder.percentile(gatewayAll, 99);
-		System.out.printf(Locale.ROOT, "summary c=%d: raw %.0f calls/s p50 %.1f us p99 %.1f us | gateway %.0f calls/s p50 %.1f us p99 %.1f us%n",
+		System.out.printf(Locale.ROOT, "summary c=%d: raw: %.0f calls/s (median of rounds), p50 %.1f us, p99 %.1f us (pooled), errors %d%n",
 				concurrency, median(raws.stream().mapToDouble(Run::throughput).toArray()), rawP50 / 1000.0,
-				rawP99 / 1000.0, median(gateways.stream().mapToDouble(Run::throughput).toArray()),
-				gatewayP50 / 1000.0, gatewayP99 / 1000.0);
-		System.out.printf(Locale.ROOT,
-				"summary c=%d: throughput ratio gateway/raw median %.3f (min %.3f, max %.3f); added p50 %.1f us (pooled), %.1f us (median of rounds); added p99 %.1f us (pooled); errors raw %d, gateway %d%n",
-				concurrency, median(ratios), min(ratios), max(ratios), (gatewayP50 - rawP50) / 1000.0,
-				median(addedP50), (gatewayP99 - rawP99) / 1000.0, raws.stream().mapToLong(Run::errors).sum(),
-				gateways.stream().mapToLong(Run::errors).sum());
+				rawP99 / 1000.0, raws.stream().mapToLong(Run::errors).sum());
+		for (int k = 1; k < count; k++) {
+			List<Run> others = runs.get(k);
+			long[] all = pooled(others);
+			double[] ratios = new double[rounds];
+			double[] addedP50 = new double[rounds];
+			for (int i = 0; i < rounds; i++) {
+				ratios[i] = others.get(i).throughput() / raws.get(i).throughput();
+				addedP50[i] = (others.get(i).percentile(50) - raws.get(i).percentile(50)) / 1000.0;
+			}
+			long p50 = LatencyRecorder.percentile(all, 50);
+			long p99 = LatencyRecorder.percentile(all, 99);
+			System.out.printf(Locale.ROOT,
+					"summary c=%d: %s: %.0f calls/s, p50 %.1f us, p99 %.1f us, errors %d; throughput ratio to raw median %.3f (min %.3f, max %.3f); added p50 %.1f us (pooled), %.1f us (median of rounds); added p99 %.1f us (pooled)%n",
+					concurrency, sides.get(k).name, median(others.stream().mapToDouble(Run::throughput).toArray()),
+					p50 / 1000.0, p99 / 1000.0, others.stream().mapToLong(Run::errors).sum(), median(ratios), min(ratios),
+					max(ratios), (p50 - rawP50) / 1000.0, median(addedP50), (p99 - rawP99) / 1000.0);
+		}
 	}
 
 	private static void print(int round, String order, Run run) {
