@@ -16,7 +16,6 @@ import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
-import dev.llmresilience.gateway.Degradation;
 import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.OpenAiClientFactory;
