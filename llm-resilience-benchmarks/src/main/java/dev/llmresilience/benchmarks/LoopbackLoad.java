@@ -25,7 +25,8 @@ import reactor.netty.resources.ConnectionProvider;
  * (A B, B A, ...) in one JVM after a warm-up, so drift in the machine's load hits them alike.
  *
  * <p>System properties: {@code rounds} (per concurrency, default 8), {@code roundMillis} (per side
- * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 4000),
+ * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 15000: after 4 s,
+ * the first measured rounds on a 2-core machine were still getting faster, round after round),
  * {@code attribution} (default false: adds a third side, the raw call behind the two Reactor
  * timers the gateway starts per call, to show how much of the gap they explain).
  */
@@ -41,7 +42,7 @@ public final class LoopbackLoad {
 	public static void main(String[] args) {
 		int rounds = Integer.getInteger("rounds", 8);
 		Duration round = Duration.ofMillis(Long.getLong("roundMillis", 2000));
-		Duration warmup = Duration.ofMillis(Long.getLong("warmupMillis", 4000));
+		Duration warmup = Duration.ofMillis(Long.getLong("warmupMillis", 15000));
 		boolean attribution = Boolean.getBoolean("attribution");
 		Machine.describe("LoopbackLoad: raw WebClient vs LlmGateway.chat on loopback");
 		System.out.printf(Locale.ROOT, "rounds: %d per concurrency, %d ms per side and round, warm-up %d ms per side%n",
