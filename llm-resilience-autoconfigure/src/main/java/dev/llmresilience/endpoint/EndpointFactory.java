@@ -109,7 +109,9 @@ public final class EndpointFactory {
 			.waitDurationInOpenState(settings.waitDurationInOpenState())
 			.permittedNumberOfCallsInHalfOpenState(settings.permittedCallsInHalfOpenState())
 			.slowCallDurationThreshold(settings.slowCallDurationThreshold())
-			.slowCallRateThreshold(settings.slowCallRateThreshold()));
+			.slowCallRateThreshold(settings.slowCallRateThreshold())
+			// A refusal is an expected answer and its trace is never logged: do not pay for filling one in
+			.writableStackTraceEnabled(false));
 	}
 
 	private CircuitBreakerConfig withFailureRules(CircuitBreakerConfig.Builder builder) {
@@ -143,6 +145,7 @@ public final class EndpointFactory {
 		return BulkheadConfig.custom()
 			.maxConcurrentCalls(settings.maxConcurrentCalls())
 			.maxWaitDuration(settings.maxWait())
+			.writableStackTraceEnabled(false)
 			.build();
 	}
 

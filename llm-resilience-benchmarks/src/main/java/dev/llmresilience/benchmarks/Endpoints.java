@@ -1,0 +1,130 @@
+package dev.llmresilience.benchmarks;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.UnaryOperator;
+
+import dev.llmresilience.endpoint.ApiKey;
+import dev.llmresilience.endpoint.EndpointFactory;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.gateway.DefaultLlmGateway;
+import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.OpenAiClientFactory;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
+import reactor.netty.resources.ConnectionProvider;
+
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * Endpoints and gateways built the way {@code LlmAutoConfiguration} builds them, without Spring:
+ * the built-in defaults of the README's configuration reference, optionally time-scaled.
+ */
+final class Endpoints implements AutoCloseable {
+
+	/** {@code llm.gateway.deadline}'s default. */
+	static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(90);
+
+	private final FailureClassifier classifier = new FailureClassifier(Clock.systemUTC());
+
+	private final EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(),
+			RetryRegistry.ofDefaults(), BulkheadRegistry.ofDefaults(), this.classifier, Clock.systemUTC(),
+			() -> ThreadLocalRandom.current().nextDouble());
+
+	private final OpenAiClientFactory clients = new OpenAiClientFactory(this.classifier);
+
+	private final List<ConnectionProvider> pools = new ArrayList<>();
+
+	/**
+	 * Settings with every value at its built-in default, each duration multiplied by {@code scale}.
+	 * @param name the endpoint's name
+	 * @param baseUrl its base URL
+	 * @param scale 1 for the defaults, 0.01 for the outage replay's 1/100 time
+	 * @param maxConcurrentCalls the bulkhead (default 50)
+	 * @return the settings
+	 */
+	static EndpointSettings settings(String name, String baseUrl, double scale, int maxConcurrentCalls) {
+		return new EndpointSettings(name, URI.create(baseUrl), ApiKey.of("sk-bench"), name + "-model",
+				OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null, scaled(Duration.ofSeconds(60), scale),
+				scaled(Duration.ofSeconds(5), scale), scaled(Duration.ofSeconds(30), scale),
+				scaled(Duration.ofSeconds(30), scale), 10L * 1024 * 1024,
+				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, scaled(Duration.ofSeconds(30), scale), 3,
+						scaled(Duration.ofSeconds(60), scale), 100f),
+				new EndpointSettings.RetrySettings(3, scaled(Duration.ofMillis(500), scale), 2.0,
+						scaled(Duration.ofSeconds(8), scale), 0.25, scaled(Duration.ofSeconds(10), scale)),
+				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO));
+	}
+
+	static EndpointSettings settings(String name, String baseUrl) {
+		return settings(name, baseUrl, 1.0, 50);
+	}
+
+	static Duration scaled(Duration duration, double scale) {
+		return Duration.ofNanos(Math.round(duration.toNanos() * scale));
+	}
+
+	EndpointFactory factory() {
+		return this.factory;
+	}
+
+	/**
+	 * An endpoint over the given client.
+	 * @param settings its settings
+	 * @param client its transport
+	 * @return the endpoint
+	 */
+	LlmEndpoint endpoint(EndpointSettings settings, LlmClient client) {
+		return this.factory.create(settings, client);
+	}
+
+	/**
+	 * An endpoint over the real OpenAI-compatible client, with its own connection pool, as the
+	 * auto-configuration makes it.
+	 * @param settings its settings
+	 * @return the endpoint
+	 */
+	LlmEndpoint http(EndpointSettings settings) {
+		return http(settings, UnaryOperator.identity());
+	}
+
+	/**
+	 * An endpoint over the real OpenAI-compatible client, wrapped (to watch what reaches it).
+	 * @param settings its settings
+	 * @param wrapper wraps the client
+	 * @return the endpoint
+	 */
+	LlmEndpoint http(EndpointSettings settings, UnaryOperator<LlmClient> wrapper) {
+		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings);
+		this.pools.add(pool);
+		return this.factory.create(settings, wrapper.apply(this.clients.create(settings, WebClient.builder(), pool)));
+	}
+
+	/**
+	 * A gateway with no cache, no deferral, no guard, no listener and no observation (the defaults
+	 * but for the deferred queue, which only non-deferrable requests reach here anyway).
+	 * @param routes the routes
+	 * @param deadline {@code llm.gateway.deadline}
+	 * @param endpoints the endpoints
+	 * @return the gateway
+	 */
+	static DefaultLlmGateway gateway(Map<String, List<String>> routes, Duration deadline, LlmEndpoint... endpoints) {
+		return new DefaultLlmGateway(new EndpointRegistry(List.of(endpoints), routes, List.of()),
+				GatewaySettings.of(deadline));
+	}
+
+	@Override
+	public void close() {
+		this.pools.forEach(ConnectionProvider::dispose);
+	}
+
+}

@@ -1,0 +1,210 @@
+package dev.llmresilience.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import java.util.stream.LongStream;
+
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.DefaultLlmGateway;
+import dev.llmresilience.gateway.Tier;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.ConnectionProvider;
+
+/**
+ * Raw {@link RawClient WebClient} against {@code LlmGateway.chat} (the real OpenAI-compatible
+ * client from {@code OpenAiClientFactory}), both calling the same loopback {@link StubProvider}
+ * that answers a canned completion at once. Closed loop: at concurrency N, N callers each send
+ * their next call when the previous one is answered. The sides run in alternating rounds
+ * (A B, B A, ...) in one JVM after a warm-up, so drift in the machine's load hits them alike.
+ *
+ * <p>System properties: {@code rounds} (per concurrency, default 8), {@code roundMillis} (per side
+ * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 15000: after 4 s,
+ * the first measured rounds on a 2-core machine were still getting faster, round after round),
+ * {@code attribution} (default false: adds a third side, the raw call behind the two Reactor
+ * timers the gateway starts per call, to show how much of the gap they explain).
+ */
+public final class LoopbackLoad {
+
+	private static final ChatRequest REQUEST = ChatRequest.ofUser("Hello");
+
+	private static final int[] CONCURRENCIES = { 1, 64 };
+
+	private LoopbackLoad() {
+	}
+
+	public static void main(String[] args) {
+		int rounds = Integer.getInteger("rounds", 8);
+		Duration round = Duration.ofMillis(Long.getLong("roundMillis", 2000));
+		Duration warmup = Duration.ofMillis(Long.getLong("warmupMillis", 15000));
+		boolean attribution = Boolean.getBoolean("attribution");
+		Machine.describe("LoopbackLoad: raw WebClient vs LlmGateway.chat on loopback");
+		System.out.printf(Locale.ROOT, "rounds: %d per concurrency, %d ms per side and round, warm-up %d ms per side%n",
+				rounds, round.toMillis(), warmup.toMillis());
+		ConnectionProvider rawPool = RawClient.pool("raw", 64);
+		try (StubProvider provider = new StubProvider("load", Duration.ZERO, StubProvider.FailureMode.HANG, false);
+				Endpoints endpoints = new Endpoints()) {
+			RawClient raw = new RawClient(provider.baseUrl(), rawPool);
+			// Built-in defaults but a bulkhead (and so a pool) of 64, so that concurrency 64 is not cut to 50
+			LlmEndpoint endpoint = endpoints.http(Endpoints.settings("primary", provider.baseUrl(), 1.0, 64));
+			DefaultLlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
+					Endpoints.DEFAULT_DEADLINE, endpoint);
+			List<Side> sides = new ArrayList<>();
+			sides.add(new Side("raw", () -> raw.chat().map((content) -> !content.isEmpty())));
+			sides.add(new Side("gateway", () -> gateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY)));
+			if (attribution) {
+				// The raw call behind the gateway's two Reactor timers (attempt timeout, call deadline) and nothing else
+				sides.add(new Side("raw+2tmo", () -> raw.chat()
+					.timeout(endpoint.settings().timeout())
+					.timeout(Endpoints.DEFAULT_DEADLINE)
+					.map((content) -> !content.isEmpty())));
+			}
+			for (int concurrency : CONCURRENCIES) {
+				sides.forEach((side) -> side.run(concurrency, warmup));
+			}
+			for (int concurrency : CONCURRENCIES) {
+				measure(sides, concurrency, rounds, round);
+			}
+		}
+		finally {
+			rawPool.dispose();
+		}
+		System.out.println("load avg at end: " + Machine.loadAverage());
+	}
+
+	/**
+	 * Rounds in which every side runs once, the order rotated each round, then each side against
+	 * the first (raw).
+	 */
+	private static void measure(List<Side> sides, int concurrency, int rounds, Duration length) {
+		System.out.printf(Locale.ROOT, "%n-- concurrency %d (load avg %s)%n", concurrency, Machine.loadAverage());
+		System.out.println("round order   side       calls  errors     calls/s   p50 us   p99 us");
+		int count = sides.size();
+		List<List<Run>> runs = new ArrayList<>();
+		sides.forEach((side) -> runs.add(new ArrayList<>()));
+		for (int i = 0; i < rounds; i++) {
+			Run[] round = new Run[count];
+			StringBuilder order = new StringBuilder();
+			for (int k = 0; k < count; k++) {
+				int sideIndex = (i % 2 == 0) ? (i / 2 + k) % count : (count - 1 - k + i / 2) % count;
+				round[sideIndex] = sides.get(sideIndex).run(concurrency, length);
+				order.append((char) ('A' + sideIndex));
+			}
+			for (int k = 0; k < count; k++) {
+				runs.get(k).add(round[k]);
+				print(i + 1, order.toString(), round[k]);
+			}
+		}
+		List<Run> raws = runs.get(0);
+		long[] rawAll = pooled(raws);
+		long rawP50 = LatencyRecorder.percentile(rawAll, 50);
+		long rawP99 = LatencyRecorder.percentile(rawAll, 99);
+		System.out.printf(Locale.ROOT, "summary c=%d: raw: %.0f calls/s (median of rounds), p50 %.1f us, p99 %.1f us (pooled), errors %d%n",
+				concurrency, median(raws.stream().mapToDouble(Run::throughput).toArray()), rawP50 / 1000.0,
+				rawP99 / 1000.0, raws.stream().mapToLong(Run::errors).sum());
+		for (int k = 1; k < count; k++) {
+			List<Run> others = runs.get(k);
+			long[] all = pooled(others);
+			double[] ratios = new double[rounds];
+			double[] addedP50 = new double[rounds];
+			for (int i = 0; i < rounds; i++) {
+				ratios[i] = others.get(i).throughput() / raws.get(i).throughput();
+				addedP50[i] = (others.get(i).percentile(50) - raws.get(i).percentile(50)) / 1000.0;
+			}
+			long p50 = LatencyRecorder.percentile(all, 50);
+			long p99 = LatencyRecorder.percentile(all, 99);
+			System.out.printf(Locale.ROOT,
+					"summary c=%d: %s: %.0f calls/s, p50 %.1f us, p99 %.1f us, errors %d; throughput ratio to raw median %.3f (min %.3f, max %.3f); added p50 %.1f us (pooled), %.1f us (median of rounds); added p99 %.1f us (pooled)%n",
+					concurrency, sides.get(k).name, median(others.stream().mapToDouble(Run::throughput).toArray()),
+					p50 / 1000.0, p99 / 1000.0, others.stream().mapToLong(Run::errors).sum(), median(ratios), min(ratios),
+					max(ratios), (p50 - rawP50) / 1000.0, median(addedP50), (p99 - rawP99) / 1000.0);
+		}
+	}
+
+	private static void print(int round, String order, Run run) {
+		System.out.printf(Locale.ROOT, "%5d %-7s %-8s %7d %7d %11.0f %8.1f %8.1f%n", round, order, run.side(),
+				run.latencies().length, run.errors(), run.throughput(), run.percentile(50) / 1000.0,
+				run.percentile(99) / 1000.0);
+	}
+
+	private static long[] pooled(List<Run> runs) {
+		return runs.stream().flatMapToLong((run) -> LongStream.of(run.latencies())).sorted().toArray();
+	}
+
+	private static double median(double[] values) {
+		double[] sorted = values.clone();
+		java.util.Arrays.sort(sorted);
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	}
+
+	private static double min(double[] values) {
+		return java.util.Arrays.stream(values).min().orElse(0);
+	}
+
+	private static double max(double[] values) {
+		return java.util.Arrays.stream(values).max().orElse(0);
+	}
+
+	/** One side of the comparison: a call that answers whether it got a usable answer. */
+	private static final class Side {
+
+		private final String name;
+
+		private final Supplier<Mono<Boolean>> call;
+
+		private final LatencyRecorder recorder = new LatencyRecorder(4_000_000);
+
+		Side(String name, Supplier<Mono<Boolean>> call) {
+			this.name = name;
+			this.call = call;
+		}
+
+		Run run(int concurrency, Duration length) {
+			this.recorder.reset();
+			AtomicLong errors = new AtomicLong();
+			long start = System.nanoTime();
+			long end = start + length.toNanos();
+			Flux.range(0, concurrency)
+				.flatMap((worker) -> Mono.defer(() -> {
+					long sent = System.nanoTime();
+					return this.call.get().doOnNext((usable) -> {
+						if (usable) {
+							this.recorder.record(System.nanoTime() - sent);
+						}
+						else if (errors.getAndIncrement() == 0) {
+							System.out.println("  first unusable answer of " + this.name + " in this run (counted as an error)");
+						}
+					}).onErrorResume((error) -> {
+						if (errors.getAndIncrement() == 0) {
+							System.out.println("  first error of " + this.name + " in this run: " + error);
+						}
+						return Mono.empty();
+					});
+				}).repeat(() -> System.nanoTime() < end), concurrency)
+				.blockLast();
+			long elapsed = System.nanoTime() - start;
+			return new Run(this.name, this.recorder.sorted(), errors.get(), elapsed);
+		}
+
+	}
+
+	private record Run(String side, long[] latencies, long errors, long elapsedNanos) {
+
+		double throughput() {
+			return (this.latencies.length + this.errors) / (this.elapsedNanos / 1e9);
+		}
+
+		long percentile(double percent) {
+			return LatencyRecorder.percentile(this.latencies, percent);
+		}
+
+	}
+
+}

@@ -1,0 +1,277 @@
+package dev.llmresilience.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+import dev.llmresilience.benchmarks.StubProvider.FailureMode;
+import dev.llmresilience.benchmarks.StubProvider.Outage;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.gateway.DefaultLlmGateway;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.ConnectionProvider;
+import reactor.util.retry.Retry;
+
+/**
+ * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time: a primary that
+ * hangs (or answers 500) for the outage and then recovers, a healthy backup, and 4,200 requests
+ * arriving evenly over the outage window (open loop: a request arrives on schedule whatever
+ * happened to the ones before it). Normal traffic at the same rate runs for a while before the
+ * outage (so the breaker's window starts full of successes, as in production) and after it (to see
+ * when the primary is used again). Every wait is measured from the request's scheduled arrival.
+ *
+ * <p>System properties: {@code scenarios} (comma-separated names, default all), {@code passes}
+ * (default 1).
+ */
+public final class OutageReplay {
+
+	/** 1/100 of real time. */
+	static final double SCALE = 0.01;
+
+	static final Duration NORMAL_LATENCY = Duration.ofMillis(8);
+
+	static final Duration OUTAGE = Duration.ofMillis(6_600);
+
+	static final int OUTAGE_REQUESTS = 4_200;
+
+	static final Duration BEFORE = Duration.ofMillis(1_000);
+
+	static final Duration AFTER = Duration.ofMillis(2_000);
+
+	static final Duration NAIVE_TIMEOUT = Duration.ofMillis(600);
+
+	static final Duration NAIVE_BACKOFF = Duration.ofMillis(5);
+
+	private static final ChatRequest REQUEST = ChatRequest.ofUser("Hello");
+
+	private static final long INTERVAL_NANOS = OUTAGE.toNanos() / OUTAGE_REQUESTS;
+
+	/** Who the requests go through. */
+	enum Client {
+
+		/** WebClient, 3 attempts of 600 ms (Reactor retry, 5 ms backoff), no breaker, no fallback. */
+		NAIVE,
+
+		/** The gateway, route [primary]. */
+		GATEWAY_PRIMARY,
+
+		/** The gateway, route [primary, backup]. */
+		GATEWAY_PRIMARY_BACKUP,
+
+		/** Baseline: WebClient straight to the backup (the backup's own latency). */
+		RAW_BACKUP,
+
+		/** Baseline: the gateway, route [backup]. */
+		GATEWAY_BACKUP
+
+	}
+
+	/**
+	 * One run.
+	 * @param name its name
+	 * @param client who the requests go through
+	 * @param mode what the primary does in the outage, or {@code null} for no outage
+	 * @param bulkhead the gateway endpoints' max-concurrent-calls (default 50)
+	 * @param deadlineMillis the gateway's deadline (default 900 ms, the 90 s default scaled)
+	 */
+	record Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead, long deadlineMillis) {
+
+		Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead) {
+			this(name, client, mode, bulkhead, deadline().toMillis());
+		}
+
+	}
+
+	static final List<Scenario> SCENARIOS = List.of(new Scenario("backup-raw", Client.RAW_BACKUP, null, 50),
+			new Scenario("backup-gateway", Client.GATEWAY_BACKUP, null, 50),
+			new Scenario("hang-naive", Client.NAIVE, FailureMode.HANG, 50),
+			new Scenario("hang-gateway-primary", Client.GATEWAY_PRIMARY, FailureMode.HANG, 50),
+			new Scenario("hang-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 50),
+			new Scenario("hang-gateway-primary-bulkhead1000", Client.GATEWAY_PRIMARY, FailureMode.HANG, 1000),
+			new Scenario("hang-gateway-backup-bulkhead1000", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 1000),
+			new Scenario("hang-gateway-backup-deadline1300", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 50, 1300),
+			new Scenario("500-naive", Client.NAIVE, FailureMode.HTTP_500, 50),
+			new Scenario("500-gateway-primary", Client.GATEWAY_PRIMARY, FailureMode.HTTP_500, 50),
+			new Scenario("500-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HTTP_500, 50));
+
+	private OutageReplay() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		String only = System.getProperty("scenarios", "");
+		int passes = Integer.getInteger("passes", 1);
+		Machine.describe("OutageReplay: the 11-minute outage at 1/100 time");
+		System.out.printf(Locale.ROOT,
+				"time scale 1/100; outage %d ms with %d requests (one every %.3f ms), %d ms of normal traffic before and %d ms after; "
+						+ "normal latency %d ms; gateway: built-in defaults with every duration x0.01 (timeout %s, open %s, backoff %s..%s, deadline %s)%n",
+				OUTAGE.toMillis(), OUTAGE_REQUESTS, INTERVAL_NANOS / 1e6, BEFORE.toMillis(), AFTER.toMillis(),
+				NORMAL_LATENCY.toMillis(), Endpoints.scaled(Duration.ofSeconds(60), SCALE),
+				Endpoints.scaled(Duration.ofSeconds(30), SCALE), Endpoints.scaled(Duration.ofMillis(500), SCALE),
+				Endpoints.scaled(Duration.ofSeconds(8), SCALE), deadline());
+		warmUp();
+		List<String> rows = new ArrayList<>();
+		OutageResult backupBaseline = null;
+		for (int pass = 1; pass <= passes; pass++) {
+			for (Scenario scenario : SCENARIOS) {
+				if (!only.isEmpty() && !Arrays.asList(only.split(",")).contains(scenario.name())) {
+					continue;
+				}
+				System.out.printf(Locale.ROOT, "%n-- %s (pass %d, load avg %s)%n", scenario.name(), pass, Machine.loadAverage());
+				OutageResult result = run(scenario, OUTAGE_REQUESTS);
+				if (scenario.client() == Client.RAW_BACKUP) {
+					backupBaseline = result;
+				}
+				result.print(backupBaseline);
+				rows.add(result.row());
+				System.gc();
+				Thread.sleep(500);
+			}
+		}
+		System.out.println();
+		System.out.println("| scenario | primary hits in outage: before open / after open (probes allowed: 3 x half-opens; most sent in one half-open) | time to open (real) | wait before open: mean / p99 (real) | wait after open: mean / p99 / max (real) | answered | primary used again after recovery (real) | breaker CLOSED after recovery (real) |");
+		System.out.println("|---|---|---|---|---|---|---|---|");
+		rows.forEach(System.out::println);
+		System.out.println("load avg at end: " + Machine.loadAverage());
+	}
+
+	static Duration deadline() {
+		return Endpoints.scaled(Endpoints.DEFAULT_DEADLINE, SCALE);
+	}
+
+	/** Every client for a few seconds of normal traffic, so that the measured runs are compiled code. */
+	private static void warmUp() {
+		System.out.println("warming up...");
+		for (Client client : Client.values()) {
+			run(new Scenario("warm-up", client, null, 50), 1_000);
+		}
+	}
+
+	private static OutageResult run(Scenario scenario, int outageRequests) {
+		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, mode(scenario), true);
+				StubProvider backup = new StubProvider("backup", NORMAL_LATENCY, FailureMode.HANG, true);
+				Endpoints endpoints = new Endpoints()) {
+			List<long[]> transitions = new ArrayList<>();
+			List<long[]> sends = new ArrayList<>();
+			List<ConnectionProvider> pools = new ArrayList<>();
+			Supplier<Mono<OutageResult.Reply>> call = client(scenario, primary, backup, endpoints, transitions, sends, pools);
+			long before = BEFORE.toNanos() / INTERVAL_NANOS;
+			long after = AFTER.toNanos() / INTERVAL_NANOS;
+			int total = (int) (before + outageRequests + after);
+			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+			long outageStart = start + before * INTERVAL_NANOS;
+			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
+			if (scenario.mode() != null) {
+				primary.outage(new Outage(outageStart, outageEnd));
+			}
+			long[] scheduled = new long[total];
+			long[] waits = new long[total];
+			long[] lags = new long[total];
+			OutageResult.Reply[] replies = new OutageResult.Reply[total];
+			CountDownLatch done = new CountDownLatch(total);
+			for (int i = 0; i < total; i++) {
+				long target = start + i * INTERVAL_NANOS;
+				scheduled[i] = target;
+				for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
+					LockSupport.parkNanos(target - now);
+				}
+				int index = i;
+				lags[i] = System.nanoTime() - target;
+				call.get().subscribe((reply) -> {
+					waits[index] = System.nanoTime() - target;
+					replies[index] = reply;
+					done.countDown();
+				}, (error) -> {
+					waits[index] = System.nanoTime() - target;
+					replies[index] = new OutageResult.Reply(OutageResult.Answer.FAILED, error.getClass().getSimpleName());
+					done.countDown();
+				});
+			}
+			boolean finished = done.await(10, TimeUnit.SECONDS);
+			pools.forEach(ConnectionProvider::dispose);
+			return new OutageResult(scenario, finished, outageStart, outageEnd, scheduled, waits, lags, replies,
+					primary.arrivals(), backup.arrivals(), copy(transitions), copy(sends));
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static List<long[]> copy(List<long[]> list) {
+		synchronized (list) {
+			return List.copyOf(list);
+		}
+	}
+
+	private static FailureMode mode(Scenario scenario) {
+		return (scenario.mode() != null) ? scenario.mode() : FailureMode.HANG;
+	}
+
+	/**
+	 * The scenario's client. For the gateway, the primary's transport is wrapped to note the
+	 * breaker's state each time a call gets past the breaker and bulkhead to the wire (into
+	 * {@code sends}), and the breaker's transitions are noted (into {@code transitions}).
+	 */
+	private static Supplier<Mono<OutageResult.Reply>> client(Scenario scenario, StubProvider primary, StubProvider backup,
+			Endpoints endpoints, List<long[]> transitions, List<long[]> sends, List<ConnectionProvider> pools) {
+		switch (scenario.client()) {
+			case NAIVE: {
+				ConnectionProvider pool = RawClient.pool("naive", 4096);
+				pools.add(pool);
+				RawClient naive = new RawClient(primary.baseUrl(), pool);
+				return () -> naive.chat()
+					.timeout(NAIVE_TIMEOUT)
+					.retryWhen(Retry.backoff(2, NAIVE_BACKOFF))
+					.map((content) -> new OutageResult.Reply(OutageResult.Answer.PRIMARY, null));
+			}
+			case RAW_BACKUP: {
+				ConnectionProvider pool = RawClient.pool("raw-backup", 4096);
+				pools.add(pool);
+				RawClient raw = new RawClient(backup.baseUrl(), pool);
+				return () -> raw.chat().map((content) -> new OutageResult.Reply(OutageResult.Answer.BACKUP, null));
+			}
+			default: {
+				List<LlmEndpoint> members = new ArrayList<>();
+				if (scenario.client() != Client.GATEWAY_BACKUP) {
+					AtomicReference<CircuitBreaker> breaker = new AtomicReference<>();
+					LlmEndpoint endpoint = endpoints.http(
+							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()),
+							(client) -> (request) -> Mono.defer(() -> {
+								synchronized (sends) {
+									sends.add(new long[] { System.nanoTime(), breaker.get().getState().ordinal() });
+								}
+								return client.chat(request);
+							}));
+					breaker.set(endpoint.circuitBreaker());
+					endpoint.circuitBreaker().getEventPublisher().onStateTransition((event) -> {
+						synchronized (transitions) {
+							transitions.add(new long[] { System.nanoTime(),
+									event.getStateTransition().getToState().ordinal() });
+						}
+					});
+					members.add(endpoint);
+				}
+				if (scenario.client() != Client.GATEWAY_PRIMARY) {
+					members.add(endpoints.http(Endpoints.settings("backup", backup.baseUrl(), SCALE, scenario.bulkhead())));
+				}
+				DefaultLlmGateway gateway = Endpoints.gateway(
+						Map.of("default", members.stream().map(LlmEndpoint::name).toList()),
+						Duration.ofMillis(scenario.deadlineMillis()),
+						members.toArray(new LlmEndpoint[0]));
+				return () -> gateway.chat(REQUEST).map(OutageResult.Reply::of);
+			}
+		}
+	}
+
+}
