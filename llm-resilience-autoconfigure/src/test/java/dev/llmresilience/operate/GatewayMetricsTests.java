@@ -2,8 +2,6 @@ package dev.llmresilience.operate;
 
 import java.time.Duration;
 
-import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
-import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGateway;
@@ -13,10 +11,6 @@ import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -31,11 +25,7 @@ class GatewayMetricsTests {
 
 	GatewayMetricsTests() throws Exception {
 		this.upstreams = new Upstreams();
-		this.contextRunner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
-			.withPropertyValues(this.upstreams.properties());
+		this.contextRunner = this.upstreams.withMeters();
 	}
 
 	@AfterEach

@@ -3,8 +3,6 @@ package dev.llmresilience.operate;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
-import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.gateway.ChatChunk;
 import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.LlmGateway;
@@ -13,10 +11,6 @@ import mockwebserver3.MockResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,11 +41,7 @@ class StreamMetricsTests {
 
 	StreamMetricsTests() throws Exception {
 		this.upstreams = new Upstreams();
-		this.contextRunner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
-			.withPropertyValues(this.upstreams.properties());
+		this.contextRunner = this.upstreams.withMeters();
 	}
 
 	@AfterEach

@@ -2,8 +2,16 @@ package dev.llmresilience.operate;
 
 import java.io.IOException;
 
+import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * Two real local OpenAI-compatible servers, {@code primary} and {@code backup}, for tests.
@@ -34,6 +42,19 @@ final class Upstreams implements AutoCloseable {
 		System.arraycopy(base, 0, all, 0, base.length);
 		System.arraycopy(more, 0, all, base.length, more.length);
 		return all;
+	}
+
+	/**
+	 * A context with Boot's metrics (a simple registry), the starter and its meters, pointed at these
+	 * servers.
+	 * @return the runner
+	 */
+	ApplicationContextRunner withMeters() {
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+					LlmAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
+			.withPropertyValues(properties());
 	}
 
 	static MockResponse completion(String model, String content, int promptTokens, int completionTokens) {
