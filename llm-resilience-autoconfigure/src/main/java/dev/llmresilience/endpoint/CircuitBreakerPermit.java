@@ -96,7 +96,18 @@ final class CircuitBreakerPermit {
 	}
 
 	private boolean ownsPermit() {
-		return this.breaker.getState() != CircuitBreaker.State.HALF_OPEN || this.breaker.getMetrics() == this.window;
+		return owns(this.breaker, this.window);
+	}
+
+	/**
+	 * Whether a permit taken while the breaker's window was {@code window} may be given back now:
+	 * always, unless the breaker is half-open in another episode than the one that gave it.
+	 * @param breaker the breaker
+	 * @param window {@code breaker.getMetrics()} when the permit was taken
+	 * @return true if the permit may be released into the current state
+	 */
+	static boolean owns(CircuitBreaker breaker, CircuitBreaker.@Nullable Metrics window) {
+		return breaker.getState() != CircuitBreaker.State.HALF_OPEN || breaker.getMetrics() == window;
 	}
 
 	/** Records each signal of the attempt before passing it on; drops what arrives after a cancel. */

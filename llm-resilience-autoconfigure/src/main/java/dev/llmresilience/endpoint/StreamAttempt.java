@@ -229,8 +229,7 @@ final class StreamAttempt {
 	}
 
 	private boolean ownsPermit() {
-		return this.circuitBreaker.getState() != CircuitBreaker.State.HALF_OPEN
-				|| this.circuitBreaker.getMetrics() == this.window;
+		return CircuitBreakerPermit.owns(this.circuitBreaker, this.window);
 	}
 
 	private static long now() {

@@ -170,7 +170,7 @@ public class DefaultLlmGateway implements LlmGateway {
 		}
 		DeferredQueue deferred = this.degradation.deferred();
 		// a spent guard must not fill the queue, and a content filter would block the request again later
-		if (deferred != null && request.deferrable() && !call.guardTripped() && !call.contentFiltered()) {
+		if (deferred != null && request.deferrable() && !call.guardTripped() && !contentFiltered(call.attempts)) {
 			Optional<String> ticket = deferred.enqueue(request, (again) -> backgroundAttempt(call.route, again));
 			if (ticket.isPresent()) {
 				return Mono.just(new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
@@ -277,10 +277,21 @@ public class DefaultLlmGateway implements LlmGateway {
 		if (this.settings.busyAsError()) {
 			return Mono.error(new LlmUnavailableException(call.route, attempts));
 		}
-		boolean filtered = call.contentFiltered();
-		String content = filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage();
-		return Mono.just(new ChatResponse(content, null, null, Tier.BUSY, filtered ? "content_filter" : null,
-				List.of(), null, null, call.elapsed(), attempts, null, null));
+		return Mono.just(busyAnswer(this.settings, attempts, call.elapsed()));
+	}
+
+	/**
+	 * The BUSY answer of a call (plain or streamed) that no endpoint answered: the busy message, or
+	 * the content-filter message when a filter blocked the request.
+	 */
+	static ChatResponse busyAnswer(GatewaySettings settings, List<Attempt> attempts, Duration latency) {
+		boolean filtered = contentFiltered(attempts);
+		return new ChatResponse(filtered ? settings.contentFilteredMessage() : settings.busyMessage(), null, null,
+				Tier.BUSY, filtered ? "content_filter" : null, List.of(), null, null, latency, attempts, null, null);
+	}
+
+	static boolean contentFiltered(List<Attempt> attempts) {
+		return attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
 	}
 
 	static @Nullable BigDecimal cost(EndpointSettings settings, @Nullable Usage usage) {
@@ -360,10 +371,6 @@ public class DefaultLlmGateway implements LlmGateway {
 
 		boolean guardTripped() {
 			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.GUARD_TRIPPED);
-		}
-
-		boolean contentFiltered() {
-			return this.attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
 		}
 
 		Duration elapsed() {

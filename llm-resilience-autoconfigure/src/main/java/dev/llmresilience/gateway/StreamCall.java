@@ -67,6 +67,8 @@ final class StreamCall {
 
 	private volatile @Nullable Usage usage;
 
+	private volatile @Nullable BigDecimal cost;
+
 	private final long start = now();
 
 	private final List<Attempt> attempts = new CopyOnWriteArrayList<>();
@@ -125,7 +127,7 @@ final class StreamCall {
 			this.listener.onResponse(this.routeName, new ChatResponse(this.text.toString(), endpoint.name(),
 					(this.model != null) ? this.model : endpoint.settings().model(),
 					(this.attempts.get(0).endpoint().equals(endpoint.name())) ? Tier.PRIMARY : Tier.FALLBACK,
-					this.finishReason, List.of(), this.usage, DefaultLlmGateway.cost(endpoint.settings(), this.usage),
+					this.finishReason, List.of(), this.usage, this.cost,
 					Duration.ofNanos(now() - this.start), this.attempts, null, null));
 		}
 	}
@@ -139,16 +141,14 @@ final class StreamCall {
 		}
 		if (delta.usage() != null) {
 			this.usage = delta.usage();
+			this.cost = DefaultLlmGateway.cost(endpoint.settings(), delta.usage());
+			if (this.cost != null) {
+				this.degradation.budget().record(this.cost);
+			}
 		}
 		this.started = true;
 		this.text.append(delta.content());
 		this.toolCalls |= !delta.toolCalls().isEmpty();
-		if (delta.usage() != null) {
-			BigDecimal cost = DefaultLlmGateway.cost(endpoint.settings(), delta.usage());
-			if (cost != null) {
-				this.degradation.budget().record(cost);
-			}
-		}
 		return new ChatChunk(delta.content(), endpoint.name(), tier, delta.finishReason(), delta.usage(),
 				delta.toolCalls());
 	}
@@ -203,12 +203,9 @@ final class StreamCall {
 		if (this.settings.busyAsError()) {
 			return Flux.error(new LlmUnavailableException(this.routeName, attempts));
 		}
-		boolean filtered = attempts.stream().anyMatch((attempt) -> attempt.outcome() == Outcome.CONTENT_FILTERED);
-		String content = filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage();
-		String finish = filtered ? "content_filter" : null;
-		this.listener.onResponse(this.routeName, new ChatResponse(content, null, null, Tier.BUSY, finish, List.of(),
-				null, null, Duration.ofNanos(now() - this.start), attempts, null, null));
-		return Flux.just(new ChatChunk(content, null, Tier.BUSY, finish, null, List.of()));
+		ChatResponse busy = DefaultLlmGateway.busyAnswer(this.settings, attempts, Duration.ofNanos(now() - this.start));
+		this.listener.onResponse(this.routeName, busy);
+		return Flux.just(new ChatChunk(busy.content(), null, Tier.BUSY, busy.finishReason(), null, List.of()));
 	}
 
 	private void debug(LlmEndpoint endpoint, Throwable error, String next) {
