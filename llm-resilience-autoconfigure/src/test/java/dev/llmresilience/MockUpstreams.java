@@ -9,10 +9,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.Dispatcher;

@@ -14,13 +14,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import dev.llmresilience.endpoint.ApiKey;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.Usage;
+import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;

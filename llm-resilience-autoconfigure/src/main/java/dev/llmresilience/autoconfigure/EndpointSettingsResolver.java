@@ -10,9 +10,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
-import dev.llmresilience.endpoint.ApiKey;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 

@@ -90,10 +90,10 @@ public final class LlmAutoConfiguration {
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> pools = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {
-			ConnectionProvider pool = OpenAiClientFactory.connectionProvider(endpoint);
+			ConnectionProvider pool = OpenAiClientFactory.connectionProvider(endpoint.client());
 			pools.add(pool::dispose);
 			WebClient.Builder builder = webClientBuilder.getIfAvailable(WebClient::builder).clone();
-			endpoints.add(endpointFactory.create(endpoint, clientFactory.create(endpoint, builder, pool)));
+			endpoints.add(endpointFactory.create(endpoint, clientFactory.create(endpoint.client(), builder, pool)));
 		}
 		return new EndpointRegistry(endpoints, resolver.routes(settings), pools);
 	}

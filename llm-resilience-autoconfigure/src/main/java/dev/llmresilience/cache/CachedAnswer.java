@@ -3,7 +3,7 @@ package dev.llmresilience.cache;
 import java.io.Serializable;
 import java.time.Instant;
 
-import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.chat.ChatResponse;
 
 /**
  * An answer kept for the CACHED tier.

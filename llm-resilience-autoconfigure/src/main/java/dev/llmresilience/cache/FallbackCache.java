@@ -2,7 +2,7 @@ package dev.llmresilience.cache;
 
 import java.util.Optional;
 
-import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.chat.ChatResponse;
 
 /**
  * Last good answers, by request key, for the CACHED tier.

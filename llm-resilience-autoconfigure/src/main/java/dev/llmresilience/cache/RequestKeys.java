@@ -6,7 +6,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.chat.ChatRequest;
 import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 

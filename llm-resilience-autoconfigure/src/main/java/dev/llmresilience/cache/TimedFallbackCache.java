@@ -4,7 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.chat.ChatResponse;
 import org.jspecify.annotations.Nullable;
 
 /**

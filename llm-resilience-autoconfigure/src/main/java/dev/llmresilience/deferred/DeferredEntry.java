@@ -2,9 +2,9 @@ package dev.llmresilience.deferred;
 
 import java.time.Instant;
 
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
-import dev.llmresilience.gateway.DeferredResult;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.DeferredResult;
 import org.jspecify.annotations.Nullable;
 
 /**

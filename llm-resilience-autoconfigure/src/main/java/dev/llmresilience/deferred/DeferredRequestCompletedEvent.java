@@ -1,6 +1,6 @@
 package dev.llmresilience.deferred;
 
-import dev.llmresilience.gateway.ChatResponse;
+import dev.llmresilience.chat.ChatResponse;
 
 import org.springframework.context.ApplicationEvent;
 

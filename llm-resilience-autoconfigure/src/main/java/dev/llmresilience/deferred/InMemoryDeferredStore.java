@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.llmresilience.gateway.DeferredResult;
+import dev.llmresilience.chat.DeferredResult;
 
 /**
  * Keeps deferred requests in memory. Pending ones stay until they end; ended ones are kept for

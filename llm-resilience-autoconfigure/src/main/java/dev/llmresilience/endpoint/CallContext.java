@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.Completion;
 import io.micrometer.observation.Observation;

@@ -5,6 +5,8 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,6 +39,15 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * What the endpoint's protocol client needs of these settings.
+	 * @return the client's settings
+	 */
+	public ClientSettings client() {
+		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
+				this.maxResponseSize, this.bulkhead.maxConcurrentCalls());
 	}
 
 	/**

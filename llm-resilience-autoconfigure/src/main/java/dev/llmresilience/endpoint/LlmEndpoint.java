@@ -11,12 +11,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.GatewayObservations;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
@@ -42,6 +41,9 @@ import reactor.core.scheduler.Schedulers;
  * open, and a timeout is a failure the breaker counts.
  */
 public final class LlmEndpoint {
+
+	/** The observation of one upstream attempt (named as OpenTelemetry's GenAI client span). */
+	public static final String ATTEMPT_OBSERVATION = "gen_ai.client.operation";
 
 	/** How many state transitions each endpoint remembers. */
 	public static final int MAX_TRANSITIONS = 10;
@@ -176,7 +178,7 @@ public final class LlmEndpoint {
 		if (parent == null || parent.isNoop()) {
 			return Observation.NOOP;
 		}
-		return Observation.createNotStarted(GatewayObservations.ATTEMPT, parent.getObservationRegistry())
+		return Observation.createNotStarted(ATTEMPT_OBSERVATION, parent.getObservationRegistry())
 			.parentObservation(parent)
 			.contextualName("chat " + this.settings.model())
 			.lowCardinalityKeyValue("gen_ai.operation.name", "chat")

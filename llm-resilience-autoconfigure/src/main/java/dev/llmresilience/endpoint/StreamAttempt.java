@@ -7,11 +7,11 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.Usage;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;

@@ -11,6 +11,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
+import dev.llmresilience.chat.Outcome;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.netty.channel.ConnectTimeoutException;
@@ -21,7 +22,7 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 
 /**
- * The one place that turns an upstream outcome into a decision (CONTRACT section 4): every HTTP
+ * The one place that turns an upstream outcome into a decision (docs/failure-rules.md): every HTTP
  * status, transport error and 2xx body ends here as an {@link Outcome}, and the retry, the circuit
  * breaker and the gateway all ask this class rather than deciding for themselves.
  */

@@ -1,5 +1,6 @@
 package dev.llmresilience.failure;
 
+import dev.llmresilience.chat.Outcome;
 import org.jspecify.annotations.Nullable;
 
 /**

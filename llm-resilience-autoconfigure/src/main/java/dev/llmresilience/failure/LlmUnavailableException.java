@@ -2,6 +2,8 @@ package dev.llmresilience.failure;
 
 import java.util.List;
 
+import dev.llmresilience.chat.Attempt;
+
 /**
  * No endpoint of the route could answer now. Raised instead of a {@code BUSY} response when
  * {@code llm.gateway.busy-as-error=true}.

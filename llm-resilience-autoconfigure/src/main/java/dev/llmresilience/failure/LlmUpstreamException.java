@@ -2,6 +2,7 @@ package dev.llmresilience.failure;
 
 import java.time.Duration;
 
+import dev.llmresilience.chat.Outcome;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What went wrong upstream: the outcome of each attempt, the one classifier of CONTRACT section 4, and the exception hierarchy.
+ * What went wrong upstream: the outcome of each attempt, the one classifier of docs/failure-rules.md, and the exception hierarchy.
  */
 @NullMarked
 package dev.llmresilience.failure;

@@ -1,5 +1,7 @@
 package dev.llmresilience.gateway;
 
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.endpoint.LlmEndpoint;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -15,7 +17,7 @@ public final class GatewayObservations {
 	public static final String CALL = "llm.gateway.call";
 
 	/** The observation of one upstream attempt (named as OpenTelemetry's GenAI client span). */
-	public static final String ATTEMPT = "gen_ai.client.operation";
+	public static final String ATTEMPT = LlmEndpoint.ATTEMPT_OBSERVATION;
 
 	private GatewayObservations() {
 	}

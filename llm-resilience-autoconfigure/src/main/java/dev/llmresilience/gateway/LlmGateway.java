@@ -1,5 +1,10 @@
 package dev.llmresilience.gateway;
 
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.DeferredResult;
+import dev.llmresilience.chat.Tier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

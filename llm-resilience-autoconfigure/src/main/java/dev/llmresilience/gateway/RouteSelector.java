@@ -1,5 +1,7 @@
 package dev.llmresilience.gateway;
 
+import dev.llmresilience.chat.ChatRequest;
+
 /**
  * Picks the route of a request that names none. Declare a bean of this type to route by content,
  * e.g. short prompts to a cheap model; the default picks {@code default}.

@@ -3,12 +3,12 @@ package dev.llmresilience.metrics;
 import java.math.BigDecimal;
 import java.util.List;
 
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointSettings;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGatewayListener;
-import dev.llmresilience.gateway.Tier;
 import dev.llmresilience.protocol.Completion;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -2,8 +2,8 @@ package dev.llmresilience.protocol;
 
 import java.util.List;
 
-import dev.llmresilience.gateway.ToolCall;
-import dev.llmresilience.gateway.Usage;
+import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.chat.Usage;
 import org.jspecify.annotations.Nullable;
 
 /**

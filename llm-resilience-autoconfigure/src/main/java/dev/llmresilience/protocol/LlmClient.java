@@ -1,6 +1,6 @@
 package dev.llmresilience.protocol;
 
-import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.chat.ChatRequest;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 

@@ -3,17 +3,16 @@ package dev.llmresilience.protocol;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.chat.ToolCallDelta;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
 import dev.llmresilience.failure.ProviderError;
 import dev.llmresilience.failure.Redaction;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ToolCall;
-import dev.llmresilience.gateway.ToolCallDelta;
-import dev.llmresilience.gateway.Usage;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -41,7 +40,7 @@ public final class OpenAiChatClient implements LlmClient {
 
 	private static final int SHORTEST_SECRET = 8;
 
-	private final EndpointSettings settings;
+	private final ClientSettings settings;
 
 	private final WebClient webClient;
 
@@ -58,7 +57,7 @@ public final class OpenAiChatClient implements LlmClient {
 	 * @param mapper the mapper for the wire format
 	 * @param classifier the classifier
 	 */
-	public OpenAiChatClient(EndpointSettings settings, WebClient webClient, JsonMapper mapper,
+	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
 			FailureClassifier classifier) {
 		this.settings = settings;
 		this.webClient = webClient;
@@ -72,7 +71,7 @@ public final class OpenAiChatClient implements LlmClient {
 	 * project id, an Azure {@code api-key}). Values shorter than {@value #SHORTEST_SECRET} characters
 	 * are no secrets, and redacting them would garble the message (a version such as {@code v1}).
 	 */
-	private static List<String> secrets(EndpointSettings settings) {
+	private static List<String> secrets(ClientSettings settings) {
 		List<String> secrets = new ArrayList<>();
 		if (settings.apiKey().reveal() != null) {
 			secrets.add(settings.apiKey().reveal());

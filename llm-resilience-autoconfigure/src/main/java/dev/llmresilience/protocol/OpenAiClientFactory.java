@@ -1,13 +1,11 @@
 package dev.llmresilience.protocol;
 
+import dev.llmresilience.failure.FailureClassifier;
 import io.netty.channel.ChannelOption;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
-
-import dev.llmresilience.endpoint.EndpointSettings;
-import dev.llmresilience.failure.FailureClassifier;
 
 import org.springframework.http.client.reactive.ReactorClientHttpConnector;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -46,7 +44,7 @@ public final class OpenAiClientFactory {
 	 * @param connections the endpoint's connection pool
 	 * @return the client
 	 */
-	public OpenAiChatClient create(EndpointSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
+	public OpenAiChatClient create(ClientSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
 		HttpClient httpClient = HttpClient.create(connections)
 			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
 			.followRedirect(false)
@@ -72,9 +70,9 @@ public final class OpenAiClientFactory {
 	 * @param settings the endpoint's settings
 	 * @return the pool; dispose it when the endpoint is closed
 	 */
-	public static ConnectionProvider connectionProvider(EndpointSettings settings) {
+	public static ConnectionProvider connectionProvider(ClientSettings settings) {
 		return ConnectionProvider.builder("llm-" + settings.name())
-			.maxConnections(Math.max(1, settings.bulkhead().maxConcurrentCalls()))
+			.maxConnections(Math.max(1, settings.maxConnections()))
 			.pendingAcquireTimeout(settings.connectTimeout())
 			.build();
 	}

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.ToolCallDelta;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ToolCallDelta;
-import dev.llmresilience.gateway.Usage;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

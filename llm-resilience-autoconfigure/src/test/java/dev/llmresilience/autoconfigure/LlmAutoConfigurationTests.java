@@ -5,12 +5,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.gateway.ChatChunk;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
-import dev.llmresilience.gateway.DeferredResult;
 import dev.llmresilience.gateway.LlmGateway;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;

@@ -3,13 +3,13 @@ package dev.llmresilience.degrade;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.Gate;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.gateway.Tier;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.QueueDispatcher;
 import org.junit.jupiter.api.AfterEach;

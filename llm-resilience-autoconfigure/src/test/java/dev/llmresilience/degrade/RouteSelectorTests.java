@@ -4,13 +4,13 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.ChatMessage;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmInvalidRequestException;
-import dev.llmresilience.gateway.ChatMessage;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.RouteSelector;
-import dev.llmresilience.gateway.Tier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

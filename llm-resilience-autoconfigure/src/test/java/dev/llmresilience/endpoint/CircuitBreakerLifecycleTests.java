@@ -8,9 +8,9 @@ import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.MockUpstreams.BreakerCalls;
 import dev.llmresilience.MockUpstreams.Gate;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;

@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.DoubleSupplier;
 
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -31,7 +32,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 final class DirectEndpoints implements AutoCloseable {
 
-	/** The documented circuit-breaker defaults (CONTRACT section 2). */
+	/** The documented circuit-breaker defaults (README "Configuration reference"). */
 	static final EndpointSettings.CircuitBreakerSettings DEFAULT_BREAKER = new EndpointSettings.CircuitBreakerSettings(20,
 			20, 50f, Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f);
 
@@ -66,10 +67,10 @@ final class DirectEndpoints implements AutoCloseable {
 				ApiKey.of(null), "direct-model", OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null,
 				Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
 				breaker, retry, new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
-		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings);
+		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		this.pools.add(pool);
 		OpenAiClientFactory clients = new OpenAiClientFactory(new FailureClassifier(this.clock));
-		return this.factory.create(settings, clients.create(settings, WebClient.builder(), pool));
+		return this.factory.create(settings, clients.create(settings.client(), WebClient.builder(), pool));
 	}
 
 	/**

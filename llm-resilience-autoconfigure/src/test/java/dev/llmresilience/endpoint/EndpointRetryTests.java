@@ -6,10 +6,10 @@ import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.DoubleSupplier;
 
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.functions.Either;

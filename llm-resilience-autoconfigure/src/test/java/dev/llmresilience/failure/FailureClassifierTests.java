@@ -9,7 +9,8 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.TimeoutException;
 
-import dev.llmresilience.failure.Outcome.Action;
+import dev.llmresilience.chat.Outcome.Action;
+import dev.llmresilience.chat.Outcome;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
@@ -29,7 +30,7 @@ import org.springframework.web.reactive.function.client.WebClientRequestExceptio
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The classifier on its own: CONTRACT section 4 row by row as {@link Outcome} values, and the
+ * The classifier on its own: docs/failure-rules.md row by row as {@link Outcome} values, and the
  * mapping of statuses, headers and transport errors onto them. The over-HTTP tests in the
  * {@code gateway} package show the same rows as a user sees them.
  */
@@ -59,7 +60,7 @@ class FailureClassifierTests {
 			// streams after their first chunk (issue 5): never retried, counted, handed to the caller
 			Map.entry(Outcome.STREAM_INTERRUPTED, new Row(false, true, Action.SURFACE)),
 			Map.entry(Outcome.STREAM_STALLED, new Row(false, true, Action.SURFACE)),
-			// not rows of CONTRACT section 4 but of the guard and the deadline (issue 3): no call made;
+			// not rows of docs/failure-rules.md but of the guard and the deadline (issue 3): no call made;
 			// a spent guard stops every endpoint, a deadline only those whose timeout does not fit
 			Map.entry(Outcome.GUARD_TRIPPED, new Row(false, false, Action.DEGRADE)),
 			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.FALL_BACK)));

@@ -11,11 +11,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.Usage;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

@@ -14,21 +14,21 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.BreakerCalls;
 import dev.llmresilience.MockUpstreams.Gate;
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.GatewayObservations;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.gateway.Tier;
 import io.micrometer.observation.Observation;
-import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.SocketEffect;
@@ -196,7 +196,7 @@ class FaultMatrixTests {
 				Fault.of("307 redirect to another server", FaultMatrixTests::redirectElsewhere)
 					.fallsBackAfter(List.of(Outcome.CONFIGURATION_ERROR)).requests(1).breaker(BreakerCalls.failures(1))
 					.within(0).message("HTTP 307"),
-				// Each status of CONTRACT section 4
+				// Each status of docs/failure-rules.md
 				status(408, THREE_SERVER_ERRORS, 3), status(409, THREE_SERVER_ERRORS, 3),
 				status(500, THREE_SERVER_ERRORS, 3), status(502, THREE_SERVER_ERRORS, 3),
 				status(503, THREE_SERVER_ERRORS, 3), status(529, THREE_SERVER_ERRORS, 3),

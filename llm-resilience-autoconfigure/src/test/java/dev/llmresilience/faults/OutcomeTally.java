@@ -6,12 +6,12 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointSettings;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGatewayListener;
-import dev.llmresilience.gateway.Tier;
 import dev.llmresilience.protocol.Completion;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;

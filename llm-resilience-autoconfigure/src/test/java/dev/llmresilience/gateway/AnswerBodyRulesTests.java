@@ -1,9 +1,13 @@
 package dev.llmresilience.gateway;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
+import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.chat.Usage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -17,7 +21,7 @@ import static dev.llmresilience.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * CONTRACT section 4, the rows about a 2xx body: what is an answer, what is retried and counted,
+ * docs/failure-rules.md, the rows about a 2xx body: what is an answer, what is retried and counted,
  * and what the content filter leads to. Every test runs against two local HTTP servers.
  */
 class AnswerBodyRulesTests {

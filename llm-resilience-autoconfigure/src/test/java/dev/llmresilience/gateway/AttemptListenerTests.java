@@ -8,14 +8,15 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.llmresilience.endpoint.ApiKey;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.failure.Attempt;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.Completion;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;

@@ -3,6 +3,8 @@ package dev.llmresilience.gateway;
 import java.time.Duration;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Tier;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;

@@ -4,12 +4,15 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.BreakerCalls;
 import dev.llmresilience.MockUpstreams.Gate;
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,7 +25,7 @@ import static dev.llmresilience.MockUpstreams.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * CONTRACT section 4, the rows where no upstream answer decides: the caller cancels, the breaker
+ * docs/failure-rules.md, the rows where no upstream answer decides: the caller cancels, the breaker
  * is open, the bulkhead is full. Slow calls are held at a {@link Gate} rather than slept on.
  */
 class PermitRulesTests {

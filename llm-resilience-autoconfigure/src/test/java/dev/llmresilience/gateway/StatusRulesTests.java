@@ -8,15 +8,18 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUnavailableException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
 import mockwebserver3.MockResponse;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -39,7 +42,7 @@ import static dev.llmresilience.MockUpstreams.recorded;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * CONTRACT section 4, the rows about HTTP error statuses: which are retried on the same endpoint,
+ * docs/failure-rules.md, the rows about HTTP error statuses: which are retried on the same endpoint,
  * which count against its breaker, and which fall back or reach the caller. Every test runs
  * against two local HTTP servers.
  */

@@ -6,8 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.StreamTestSupport.FakeClient;
+import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.LlmStreamInterruptedException;

@@ -6,10 +6,12 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.failure.Attempt;
-import dev.llmresilience.failure.Outcome;
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
 import mockwebserver3.MockResponse;
 import mockwebserver3.SocketEffect;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +24,7 @@ import static dev.llmresilience.MockUpstreams.completionBody;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * CONTRACT section 4, the rows about the transport: refused connections, response timeouts and
+ * docs/failure-rules.md, the rows about the transport: refused connections, response timeouts and
  * connections closed under the response are retried, counted, and then fall back.
  */
 class TransportRulesTests {

@@ -4,16 +4,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpoint.EndpointDescriptor;
+import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import dev.llmresilience.actuate.LlmHealthIndicator;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmHealthContributorAutoConfiguration;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.gateway.Tier;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -2,10 +2,10 @@ package dev.llmresilience.operate;
 
 import java.time.Duration;
 
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmInvalidRequestException;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.gateway.Tier;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.AfterEach;

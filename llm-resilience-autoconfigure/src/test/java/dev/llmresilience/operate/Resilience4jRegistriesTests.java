@@ -1,11 +1,11 @@
 package dev.llmresilience.operate;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.endpoint.ResilienceRegistries;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;

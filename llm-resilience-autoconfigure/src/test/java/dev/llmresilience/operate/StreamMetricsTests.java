@@ -3,8 +3,8 @@ package dev.llmresilience.operate;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.gateway.ChatChunk;
-import dev.llmresilience.gateway.ChatRequest;
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.gateway.LlmGateway;
 import io.micrometer.core.instrument.MeterRegistry;
 import mockwebserver3.MockResponse;

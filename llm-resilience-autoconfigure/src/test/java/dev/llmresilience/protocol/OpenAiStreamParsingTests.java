@@ -8,16 +8,16 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.StreamTestSupport.Ending;
+import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.ToolCallDelta;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Outcome;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ToolCallDelta;
-import dev.llmresilience.gateway.Usage;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -61,8 +61,8 @@ class OpenAiStreamParsingTests {
 		this.server.start();
 		EndpointSettings settings = StreamTestSupport.settings("primary", this.server.url("/v1").toString(),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5);
-		this.connections = OpenAiClientFactory.connectionProvider(settings);
-		this.client = new OpenAiClientFactory(new FailureClassifier(Clock.systemUTC())).create(settings,
+		this.connections = OpenAiClientFactory.connectionProvider(settings.client());
+		this.client = new OpenAiClientFactory(new FailureClassifier(Clock.systemUTC())).create(settings.client(),
 				WebClient.builder(), this.connections);
 	}
 

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
 
-import dev.llmresilience.endpoint.ApiKey;
 import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
@@ -17,6 +16,7 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
@@ -104,9 +104,9 @@ final class Endpoints implements AutoCloseable {
 	 * @return the endpoint
 	 */
 	LlmEndpoint http(EndpointSettings settings, UnaryOperator<LlmClient> wrapper) {
-		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings);
+		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		this.pools.add(pool);
-		return this.factory.create(settings, wrapper.apply(this.clients.create(settings, WebClient.builder(), pool)));
+		return this.factory.create(settings, wrapper.apply(this.clients.create(settings.client(), WebClient.builder(), pool)));
 	}
 
 	/**

@@ -9,10 +9,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.DefaultLlmGateway;
-import dev.llmresilience.gateway.Tier;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;

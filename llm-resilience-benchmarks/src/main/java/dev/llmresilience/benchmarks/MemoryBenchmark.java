@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Tier;
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
 import dev.llmresilience.gateway.DefaultLlmGateway;
-import dev.llmresilience.gateway.Tier;
-import dev.llmresilience.gateway.Usage;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import reactor.core.publisher.Mono;

@@ -14,8 +14,8 @@ import java.util.function.Supplier;
 
 import dev.llmresilience.benchmarks.StubProvider.FailureMode;
 import dev.llmresilience.benchmarks.StubProvider.Outage;
+import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.gateway.ChatRequest;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;

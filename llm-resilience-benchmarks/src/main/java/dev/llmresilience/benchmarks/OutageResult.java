@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.llmresilience.benchmarks.OutageReplay.Client;
-import dev.llmresilience.gateway.ChatResponse;
-import dev.llmresilience.gateway.Tier;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Tier;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 

@@ -3,12 +3,12 @@ package dev.llmresilience.sample;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.failure.LlmRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
-import dev.llmresilience.gateway.ChatChunk;
-import dev.llmresilience.gateway.ChatRequest;
-import dev.llmresilience.gateway.ChatResponse;
-import dev.llmresilience.gateway.DeferredResult;
 import dev.llmresilience.gateway.LlmGateway;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;

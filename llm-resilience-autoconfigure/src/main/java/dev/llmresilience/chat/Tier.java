@@ -1,4 +1,4 @@
-package dev.llmresilience.gateway;
+package dev.llmresilience.chat;
 
 /**
  * How a response was obtained, from best to worst.

@@ -1,4 +1,4 @@
-package dev.llmresilience.gateway;
+package dev.llmresilience.chat;
 
 import java.util.List;
 

@@ -1,8 +1,8 @@
-package dev.llmresilience.failure;
+package dev.llmresilience.chat;
 
 /**
  * What one upstream attempt came to. Each constant carries its row of the failure rules
- * (CONTRACT section 4): whether the same endpoint tries again, whether the endpoint's circuit
+ * (docs/failure-rules.md): whether the same endpoint tries again, whether the endpoint's circuit
  * breaker counts it as a failure, and whether the gateway moves on to the next endpoint or hands
  * the error to the caller.
  */
@@ -126,8 +126,8 @@ public enum Outcome {
 		DEGRADE,
 
 		/**
-		 * Hand the typed exception to the caller: an {@link LlmRequestException}, or an
-		 * {@link LlmStreamInterruptedException} (which {@code llm.gateway.stream.resume-on-fallback}
+		 * Hand the typed exception to the caller: an {@code LlmRequestException}, or an
+		 * {@code LlmStreamInterruptedException} (which {@code llm.gateway.stream.resume-on-fallback}
 		 * turns into a continuation on the next endpoint). No fallback.
 		 */
 		SURFACE

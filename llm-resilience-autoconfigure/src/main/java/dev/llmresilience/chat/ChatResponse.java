@@ -1,11 +1,11 @@
-package dev.llmresilience.gateway;
+package dev.llmresilience.chat;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.failure.Attempt;
+import dev.llmresilience.chat.Attempt;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package dev.llmresilience.endpoint;
+package dev.llmresilience.protocol;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,4 +1,4 @@
-package dev.llmresilience.failure;
+package dev.llmresilience.chat;
 
 import java.io.Serializable;
 import java.time.Duration;

@@ -1,0 +1,8 @@
+/**
+ * The value types every layer speaks: requests, answers, chunks, attempts and their outcomes.
+ * Depends on nothing else of this project.
+ */
+@NullMarked
+package dev.llmresilience.chat;
+
+import org.jspecify.annotations.NullMarked;
