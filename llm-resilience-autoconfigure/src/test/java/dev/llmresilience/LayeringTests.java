@@ -20,7 +20,7 @@ class LayeringTests {
 
 	/** Top to bottom; packages in one row are siblings. */
 	static final List<List<String>> LAYERS = List.of(List.of("autoconfigure"), List.of("actuate", "metrics"),
-			List.of("gateway"), List.of("endpoint", "cache", "deferred", "guard"), List.of("protocol"),
+			List.of("gateway"), List.of("shared"), List.of("endpoint", "cache", "deferred", "guard"), List.of("protocol"),
 			List.of("failure"), List.of("chat"));
 
 	private static final JavaClasses MAIN = new ClassFileImporter()

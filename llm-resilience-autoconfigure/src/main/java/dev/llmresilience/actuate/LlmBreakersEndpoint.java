@@ -4,8 +4,8 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 
 import dev.llmresilience.deferred.DeferredQueue;
@@ -14,6 +14,10 @@ import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.ManualState;
+import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.shared.SharedStateStatus;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -26,13 +30,14 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, and
- * the routes; a write operation moves a breaker by hand. Shows no API key and no header value.
+ * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, the
+ * routes, the deferred queue, the guards and the shared state; a write operation moves a breaker by
+ * hand (on every replica, when the state is shared). Shows no API key and no header value.
  */
 @Endpoint(id = "llmbreakers")
 public class LlmBreakersEndpoint {
 
-	private static final List<String> STATES = List.of("FORCED_OPEN", "CLOSED", "DISABLED", "RESET");
+	private static final List<String> STATES = Arrays.stream(ManualState.values()).map(Enum::name).toList();
 
 	private final EndpointRegistry endpoints;
 
@@ -41,6 +46,10 @@ public class LlmBreakersEndpoint {
 	private final CallVolumeGuard guard;
 
 	private final BudgetGuard budget;
+
+	private final BreakerTransitions transitions;
+
+	private final SharedState shared;
 
 	/**
 	 * Create the endpoint with no deferred queue and the guards off.
@@ -59,10 +68,26 @@ public class LlmBreakersEndpoint {
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget) {
+		this(endpoints, deferred, guard, budget, BreakerTransitions.LOCAL, SharedState.LOCAL);
+	}
+
+	/**
+	 * Create the endpoint.
+	 * @param endpoints the endpoints to report on
+	 * @param deferred the deferred queue, or {@code null} when deferral is off
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 * @param transitions moves a breaker by hand (on every replica, when shared)
+	 * @param shared the shared state
+	 */
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget, BreakerTransitions transitions, SharedState shared) {
 		this.endpoints = endpoints;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
+		this.transitions = transitions;
+		this.shared = shared;
 	}
 
 	/**
@@ -77,7 +102,8 @@ public class LlmBreakersEndpoint {
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
-				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()));
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
+				this.shared.status());
 	}
 
 	/**
@@ -94,7 +120,7 @@ public class LlmBreakersEndpoint {
 	/**
 	 * Move one endpoint's breaker to a state: {@code FORCED_OPEN} (no calls until changed back),
 	 * {@code CLOSED}, {@code DISABLED} (always lets calls through, records nothing) or {@code RESET}
-	 * (closed, with an empty window).
+	 * (closed, with an empty window). With shared state, every replica's breaker moves.
 	 * @param name the endpoint's name
 	 * @param state the target state
 	 * @return the endpoint's new descriptor, or {@code null} (a 404) for an unknown name
@@ -105,17 +131,12 @@ public class LlmBreakersEndpoint {
 		if (endpoint == null) {
 			return null;
 		}
-		CircuitBreaker breaker = endpoint.circuitBreaker();
-		switch (state.trim().toUpperCase(Locale.ROOT)) {
-			case "FORCED_OPEN" -> breaker.transitionToForcedOpenState();
-			case "CLOSED" -> breaker.transitionToClosedState();
-			case "DISABLED" -> breaker.transitionToDisabledState();
-			case "RESET" -> breaker.reset();
-			default -> {
-				String message = "Unknown state '" + state + "': use one of " + String.join(", ", STATES);
-				throw new InvalidEndpointRequestException(message, message);
-			}
+		ManualState target = ManualState.parse(state);
+		if (target == null) {
+			String message = "Unknown state '" + state + "': use one of " + String.join(", ", STATES);
+			throw new InvalidEndpointRequestException(message, message);
 		}
+		this.transitions.transition(endpoint, target);
 		return describe(endpoint);
 	}
 
@@ -152,15 +173,17 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param sharedState whether the figures are the fleet's (shared on Redis) or this instance's
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
-			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget) {
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			SharedStateStatus sharedState) {
 	}
 
 	/**
 	 * The deferred queue.
 	 *
-	 * @param pending requests waiting
+	 * @param pending requests waiting (the fleet's, when shared)
 	 * @param capacity requests held at most (0 when deferral is off)
 	 */
 	public record DeferredDescriptor(int pending, int capacity) {
@@ -170,7 +193,7 @@ public class LlmBreakersEndpoint {
 	 * The call-volume guard.
 	 *
 	 * @param maxCallsPerHour the limit, 0 when off
-	 * @param callsThisHour upstream attempts in the current (fixed) window
+	 * @param callsThisHour upstream attempts in the current (fixed) window (the fleet's, when shared)
 	 * @param tripped whether attempts are being refused
 	 */
 	public record GuardDescriptor(int maxCallsPerHour, int callsThisHour, boolean tripped) {
@@ -180,7 +203,7 @@ public class LlmBreakersEndpoint {
 	 * The daily budget.
 	 *
 	 * @param maxCostPerDay the cap, 0 when off
-	 * @param spentToday what today's answers cost
+	 * @param spentToday what today's answers cost (the fleet's, when shared)
 	 * @param tripped whether the day's budget is spent
 	 */
 	public record BudgetDescriptor(BigDecimal maxCostPerDay, BigDecimal spentToday, boolean tripped) {

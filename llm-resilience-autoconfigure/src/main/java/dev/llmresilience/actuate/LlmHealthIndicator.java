@@ -7,6 +7,8 @@ import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.shared.SharedStateStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
@@ -18,7 +20,9 @@ import org.springframework.boot.health.contributor.Health;
  * outage is not this application's, and a DOWN would take every replica out of the load balancer at
  * once, while each replica can still answer BUSY (or from another route). With
  * {@code llm.health.down-when-route-unavailable=true} it reports DOWN while any route has no
- * endpoint whose breaker lets calls through.
+ * endpoint whose breaker lets calls through. Its {@code sharedState} detail says whether the state
+ * the replicas share is available; shared state that is unavailable never makes it DOWN, since
+ * every replica then goes on with its own.
  */
 public class LlmHealthIndicator extends AbstractHealthIndicator {
 
@@ -26,15 +30,28 @@ public class LlmHealthIndicator extends AbstractHealthIndicator {
 
 	private final boolean downWhenRouteUnavailable;
 
+	private final SharedState shared;
+
 	/**
-	 * Create the indicator.
+	 * Create the indicator, with nothing shared.
 	 * @param endpoints the endpoints and routes
 	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
 	 */
 	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable) {
+		this(endpoints, downWhenRouteUnavailable, SharedState.LOCAL);
+	}
+
+	/**
+	 * Create the indicator.
+	 * @param endpoints the endpoints and routes
+	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
+	 * @param shared the state the replicas share
+	 */
+	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable, SharedState shared) {
 		super("LLM endpoints health check failed");
 		this.endpoints = endpoints;
 		this.downWhenRouteUnavailable = downWhenRouteUnavailable;
+		this.shared = shared;
 	}
 
 	@Override
@@ -60,7 +77,25 @@ public class LlmHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.up();
 		}
-		builder.withDetail("endpoints", endpoints).withDetail("unavailableRoutes", unavailable);
+		builder.withDetail("endpoints", endpoints)
+			.withDetail("unavailableRoutes", unavailable)
+			.withDetail("sharedState", describe(this.shared.status()));
+	}
+
+	private static Map<String, Object> describe(SharedStateStatus status) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("type", status.type());
+		details.put("available", status.available());
+		if (status.replica() != null) {
+			details.put("replica", status.replica());
+			details.put("replicas", status.replicas());
+		}
+		if (!status.available()) {
+			details.put("unavailableSince", String.valueOf(status.unavailableSince()));
+			details.put("problem", String.valueOf(status.problem()));
+			details.put("meanwhile", "each replica goes on with its own state; it is reconciled when Redis is back");
+		}
+		return details;
 	}
 
 	private static boolean isOpen(CircuitBreaker.State state) {

@@ -11,7 +11,10 @@ import dev.llmresilience.deferred.DeferredStore;
 import dev.llmresilience.deferred.InMemoryDeferredStore;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.guard.CallCounter;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.SpendLedger;
+import dev.llmresilience.shared.SharedState;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -24,7 +27,9 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * The gateway's degradation: route selection, the call-volume guard, the budget, the deferred
- * queue and the last-good-answer cache. Imported by {@link LlmAutoConfiguration}.
+ * queue and the last-good-answer cache. Imported by {@link LlmAutoConfiguration}. The guard, the
+ * budget and the deferred store count the fleet's calls, cost and requests when the
+ * {@link SharedState} shares them, else this instance's.
  */
 @Configuration(proxyBeanMethods = false)
 class DegradationConfiguration {
@@ -37,34 +42,38 @@ class DegradationConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	CallVolumeGuard llmCallVolumeGuard(LlmProperties properties) {
+	CallVolumeGuard llmCallVolumeGuard(LlmProperties properties, SharedState sharedState) {
 		int max = properties.getGateway().getGuard().getMaxCallsPerHour();
 		if (max < 0) {
 			throw new LlmConfigurationException("llm.gateway.guard.max-calls-per-hour", "is " + max + ", negative",
 					"Use 0 to switch the guard off, or the number of upstream calls allowed per hour.");
 		}
-		return new CallVolumeGuard(max, Duration.ofHours(1));
+		CallCounter shared = (max > 0) ? sharedState.callCounter(max, Duration.ofHours(1)) : null;
+		return (shared != null) ? new CallVolumeGuard(max, shared) : new CallVolumeGuard(max, Duration.ofHours(1));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	BudgetGuard llmBudgetGuard(LlmProperties properties) {
+	BudgetGuard llmBudgetGuard(LlmProperties properties, SharedState sharedState) {
 		LlmProperties.Budget budget = properties.getGateway().getBudget();
 		if (budget.getMaxCostPerDay() == null || budget.getMaxCostPerDay().signum() < 0) {
 			throw new LlmConfigurationException("llm.gateway.budget.max-cost-per-day",
 					"is " + budget.getMaxCostPerDay() + ", negative",
 					"Use 0 to switch the budget off, or the most the day's answers may cost.");
 		}
-		return new BudgetGuard(budget.getMaxCostPerDay(), Clock.systemUTC(), budget.getZone());
+		SpendLedger shared = sharedState.spendLedger(budget.getMaxCostPerDay());
+		return new BudgetGuard(budget.getMaxCostPerDay(), Clock.systemUTC(), budget.getZone(),
+				(shared != null) ? shared : SpendLedger.local());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "llm.gateway.deferral.enabled", matchIfMissing = true)
-	DeferredStore llmDeferredStore(LlmProperties properties) {
+	DeferredStore llmDeferredStore(LlmProperties properties, SharedState sharedState) {
 		Duration retention = properties.getGateway().getDeferral().getRetention();
 		requirePositive("llm.gateway.deferral.retention", retention);
-		return new InMemoryDeferredStore(retention, Clock.systemUTC());
+		DeferredStore shared = sharedState.deferredStore(retention);
+		return (shared != null) ? shared : new InMemoryDeferredStore(retention, Clock.systemUTC());
 	}
 
 	@Bean(destroyMethod = "close")

@@ -47,11 +47,13 @@ import org.springframework.web.reactive.function.client.WebClient;
  * with its own circuit breaker, retry and bulkhead, and its HTTP client built from the application's
  * {@link WebClient.Builder}.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration")
+@AutoConfiguration(afterName = { "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration" })
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(LlmProperties.class)
-@Import(DegradationConfiguration.class)
+@EnableConfigurationProperties({ LlmProperties.class, SharedStateProperties.class })
+@Import({ SharedStateConfiguration.class, DegradationConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean

@@ -8,6 +8,8 @@ import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.SharedState;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -30,9 +32,12 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
-			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
+			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget,
+			ObjectProvider<BreakerTransitions> transitions, ObjectProvider<SharedState> sharedState) {
 		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
-				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
+				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
+				transitions.getIfAvailable(() -> BreakerTransitions.LOCAL),
+				sharedState.getIfAvailable(() -> SharedState.LOCAL));
 	}
 
 	@Bean

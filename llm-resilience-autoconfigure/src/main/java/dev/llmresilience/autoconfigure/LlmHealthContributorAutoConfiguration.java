@@ -2,7 +2,9 @@ package dev.llmresilience.autoconfigure;
 
 import dev.llmresilience.actuate.LlmHealthIndicator;
 import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.shared.SharedState;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -23,8 +25,10 @@ public final class LlmHealthContributorAutoConfiguration {
 
 	@Bean(name = "llmHealthIndicator")
 	@ConditionalOnMissingBean(name = "llmHealthIndicator")
-	LlmHealthIndicator llmHealthIndicator(EndpointRegistry endpoints, LlmProperties properties) {
-		return new LlmHealthIndicator(endpoints, properties.getHealth().isDownWhenRouteUnavailable());
+	LlmHealthIndicator llmHealthIndicator(EndpointRegistry endpoints, LlmProperties properties,
+			ObjectProvider<SharedState> sharedState) {
+		return new LlmHealthIndicator(endpoints, properties.getHealth().isDownWhenRouteUnavailable(),
+				sharedState.getIfAvailable(() -> SharedState.LOCAL));
 	}
 
 }

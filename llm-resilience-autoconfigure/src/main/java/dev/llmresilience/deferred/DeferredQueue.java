@@ -19,9 +19,7 @@ import dev.llmresilience.failure.LlmRequestException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationEventPublisher;
@@ -33,6 +31,10 @@ import org.springframework.context.ApplicationEventPublisher;
  * {@link DeferredRequestFailedEvent}). Holds at most {@code capacity} pending requests; past it
  * {@link #enqueue} refuses, and the caller gets BUSY: never a silent drop. Timers run on Reactor's
  * parallel scheduler, so tests can drive them with virtual time.
+ *
+ * <p>Over a {@link DeferredStore#isShared() shared} store the replicas form one queue: the store
+ * decides which replica runs each request, the capacity and {@link #pending()} are the fleet's, and
+ * each request's event is published once, by the replica whose end of it counted.
  */
 public final class DeferredQueue implements AutoCloseable {
 
@@ -54,7 +56,12 @@ public final class DeferredQueue implements AutoCloseable {
 
 	private final AtomicInteger pending = new AtomicInteger();
 
-	private final Map<String, Disposable> timers = new ConcurrentHashMap<>();
+	private final DeferredTimers timers = new DeferredTimers();
+
+	/** The background attempts of requests accepted here, for a shared store that has no runner. */
+	private final Map<String, Function<ChatRequest, Mono<ChatResponse>>> lives = new ConcurrentHashMap<>();
+
+	private volatile @Nullable Function<ChatRequest, Mono<ChatResponse>> runner;
 
 	private final AtomicInteger accepted = new AtomicInteger();
 
@@ -80,6 +87,18 @@ public final class DeferredQueue implements AutoCloseable {
 		this.events = events;
 		this.clock = clock;
 		this.pending.set(store.pendingCount());
+		store.start(new StoreRunner());
+	}
+
+	/**
+	 * How to make a background attempt of a request that another replica queued (a shared store
+	 * hands those to this one). The gateway gives it; without it, a replica runs only the requests it
+	 * queued itself.
+	 * @param attempt makes one background attempt: a response, empty when nothing answered, or an error
+	 */
+	public void runWith(Function<ChatRequest, Mono<ChatResponse>> attempt) {
+		this.runner = attempt;
+		this.lives.clear();
 	}
 
 	/**
@@ -89,21 +108,32 @@ public final class DeferredQueue implements AutoCloseable {
 	 * @return the ticket, or empty when the queue is full
 	 */
 	public Optional<String> enqueue(ChatRequest request, Function<ChatRequest, Mono<ChatResponse>> live) {
-		if (this.pending.incrementAndGet() > this.capacity) {
-			this.pending.decrementAndGet();
+		boolean shared = this.store.isShared();
+		if (shared ? this.store.pendingCount() >= this.capacity : this.pending.incrementAndGet() > this.capacity) {
+			if (!shared) {
+				this.pending.decrementAndGet();
+			}
 			return Optional.empty();
 		}
 		Instant now = this.clock.instant();
 		DeferredEntry entry = new DeferredEntry(newTicket(), request, DeferredResult.State.PENDING, 0, null, null, now,
 				now);
-		this.store.save(entry);
 		this.accepted.incrementAndGet();
-		schedule(entry, live);
+		if (shared) {
+			if (this.runner == null) {
+				this.lives.put(entry.ticket(), live);
+			}
+			this.store.add(entry);
+		}
+		else {
+			this.store.save(entry);
+			schedule(entry, live, this.delay);
+		}
 		return Optional.of(entry.ticket());
 	}
 
 	/**
-	 * The state of a deferred request.
+	 * The state of a deferred request, as this instance knows it.
 	 * @param ticket its ticket
 	 * @return its state, or empty for an unknown ticket
 	 */
@@ -111,24 +141,31 @@ public final class DeferredQueue implements AutoCloseable {
 		return this.store.find(ticket).map(DeferredEntry::toResult);
 	}
 
-	private void schedule(DeferredEntry entry, Function<ChatRequest, Mono<ChatResponse>> live) {
-		Duration wait = this.delay.multipliedBy(1L << Math.min(20, entry.attempts()));
-		Disposable timer = Mono.delay(wait, Schedulers.parallel())
-			.then(Mono.defer(() -> live.apply(entry.request())))
-			.map(Optional::of)
-			.defaultIfEmpty(Optional.empty())
-			.subscribe((answer) -> answer.ifPresentOrElse((response) -> complete(entry, response),
-					() -> attemptFailed(entry, live, null)), (error) -> attemptFailed(entry, live, error));
-		this.timers.put(entry.ticket(), timer);
+	/**
+	 * The state of a deferred request, wherever it is kept (any replica's, over a shared store),
+	 * without blocking.
+	 * @param ticket its ticket
+	 * @return its state, or empty for an unknown ticket
+	 */
+	public Mono<DeferredResult> lookup(String ticket) {
+		return this.store.lookup(ticket).map(DeferredEntry::toResult);
+	}
+
+	private void schedule(DeferredEntry entry, Function<ChatRequest, Mono<ChatResponse>> live, Duration wait) {
+		this.timers.schedule(entry.ticket(), wait, () -> live.apply(entry.request()),
+				(answer) -> answer.ifPresentOrElse((response) -> complete(entry, response),
+						() -> attemptFailed(entry, live, null)),
+				(error) -> attemptFailed(entry, live, error));
 	}
 
 	private void complete(DeferredEntry entry, ChatResponse response) {
 		ChatResponse answer = new ChatResponse(response.content(), response.endpoint(), response.model(),
 				response.tier(), response.finishReason(), response.toolCalls(), response.usage(), response.cost(),
 				response.latency(), response.attempts(), entry.ticket(), response.age());
-		end(entry.attempted(this.clock.instant()).completed(answer, this.clock.instant()));
-		this.completed.incrementAndGet();
-		publish(new DeferredRequestCompletedEvent(this, entry.ticket(), answer));
+		end(entry.attempted(this.clock.instant()).completed(answer, this.clock.instant()), () -> {
+			this.completed.incrementAndGet();
+			publish(new DeferredRequestCompletedEvent(this, entry.ticket(), answer));
+		});
 	}
 
 	private void attemptFailed(DeferredEntry entry, Function<ChatRequest, Mono<ChatResponse>> live,
@@ -142,14 +179,15 @@ public final class DeferredQueue implements AutoCloseable {
 		}
 		else {
 			this.store.save(attempted);
-			schedule(attempted, live);
+			schedule(attempted, live, this.delay.multipliedBy(1L << Math.min(20, attempted.attempts())));
 		}
 	}
 
 	private void fail(DeferredEntry entry, String reason) {
-		end(entry.failed(reason, this.clock.instant()));
-		this.failed.incrementAndGet();
-		publish(new DeferredRequestFailedEvent(this, entry.ticket(), reason));
+		end(entry.failed(reason, this.clock.instant()), () -> {
+			this.failed.incrementAndGet();
+			publish(new DeferredRequestFailedEvent(this, entry.ticket(), reason));
+		});
 	}
 
 	/**
@@ -167,18 +205,21 @@ public final class DeferredQueue implements AutoCloseable {
 		}
 	}
 
-	private void end(DeferredEntry entry) {
-		this.store.save(entry);
+	private void end(DeferredEntry entry, Runnable won) {
 		this.timers.remove(entry.ticket());
-		this.pending.decrementAndGet();
+		this.lives.remove(entry.ticket());
+		if (!this.store.isShared()) {
+			this.pending.decrementAndGet();
+		}
+		this.store.end(entry, won);
 	}
 
 	/**
-	 * How many requests are pending.
+	 * How many requests are pending (in the whole fleet, over a shared store, as last counted).
 	 * @return the count
 	 */
 	public int pending() {
-		return Math.max(0, this.pending.get());
+		return this.store.isShared() ? this.store.pendingCount() : Math.max(0, this.pending.get());
 	}
 
 	/**
@@ -190,7 +231,7 @@ public final class DeferredQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Requests accepted, completed and failed since start.
+	 * Requests accepted, completed and failed by this instance since start, and {@link #pending()}.
 	 * @return the counts
 	 */
 	public Counts counts() {
@@ -199,12 +240,15 @@ public final class DeferredQueue implements AutoCloseable {
 
 	/**
 	 * Stop the timers and report, at WARN, every request still pending with its ticket: the
-	 * in-memory store does not survive a restart.
+	 * in-memory store does not survive a restart. (A shared store reports what it could not hand
+	 * over itself.)
 	 */
 	@Override
 	public void close() {
-		this.timers.values().forEach(Disposable::dispose);
-		this.timers.clear();
+		this.timers.disposeAll();
+		if (this.store.isShared()) {
+			return;
+		}
 		List<String> tickets = this.store.pending().stream().map(DeferredEntry::ticket).toList();
 		if (!tickets.isEmpty()) {
 			logger.warn(tickets.size() + " deferred LLM request(s) still pending at shutdown: " + tickets);
@@ -215,6 +259,29 @@ public final class DeferredQueue implements AutoCloseable {
 		byte[] bytes = new byte[16];
 		random.nextBytes(bytes);
 		return "dfr_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+	}
+
+	/** Runs, when due, what a shared store hands to this replica. */
+	private final class StoreRunner implements DeferredStore.Runner {
+
+		@Override
+		public void run(DeferredEntry entry) {
+			Function<ChatRequest, Mono<ChatResponse>> live = (runner != null) ? runner : lives.get(entry.ticket());
+			if (live == null) {
+				logger.warn("Deferred request " + entry.ticket()
+						+ " was queued by another replica, and this one has no gateway to run it with");
+				return;
+			}
+			Instant due = entry.updatedAt().plus(delay.multipliedBy(1L << Math.min(20, entry.attempts())));
+			Duration wait = Duration.between(clock.instant(), due);
+			schedule(entry, live, wait.isNegative() ? Duration.ZERO : wait);
+		}
+
+		@Override
+		public boolean release(String ticket) {
+			return timers.release(ticket);
+		}
+
 	}
 
 	/**

@@ -3,10 +3,17 @@ package dev.llmresilience.deferred;
 import java.util.List;
 import java.util.Optional;
 
+import reactor.core.publisher.Mono;
+
 /**
  * Where deferred requests are kept between their attempts. The default,
  * {@link InMemoryDeferredStore}, keeps them in memory: they do not survive a restart. Provide a
  * bean of this type to keep them elsewhere.
+ *
+ * <p>A store that replicas share ({@link #isShared()}) also decides which replica runs each
+ * request: the {@link DeferredQueue} then hands it every new request with {@link #add} and runs
+ * what the store hands back through {@link Runner}, and the store makes sure each request ends
+ * once, fleet-wide ({@link #end}). The other methods' defaults suit a store of one instance.
  */
 public interface DeferredStore {
 
@@ -17,24 +24,89 @@ public interface DeferredStore {
 	void save(DeferredEntry entry);
 
 	/**
-	 * Find an entry.
+	 * Find an entry this instance knows without asking anything remote.
 	 * @param ticket its ticket
 	 * @return the entry, or empty for an unknown (or expired) ticket
 	 */
 	Optional<DeferredEntry> find(String ticket);
 
 	/**
-	 * The entries still pending.
+	 * The entries still pending that this instance holds.
 	 * @return the pending entries
 	 */
 	List<DeferredEntry> pending();
 
 	/**
-	 * How many entries are pending.
+	 * How many entries are pending (in the whole fleet, for a shared store, as last counted).
 	 * @return the count
 	 */
 	default int pendingCount() {
 		return pending().size();
+	}
+
+	/**
+	 * Find an entry wherever it is kept, without blocking.
+	 * @param ticket its ticket
+	 * @return the entry, or empty for an unknown (or expired) ticket
+	 */
+	default Mono<DeferredEntry> lookup(String ticket) {
+		return Mono.defer(() -> Mono.justOrEmpty(find(ticket)));
+	}
+
+	/**
+	 * Whether replicas share this store, so that it decides which of them runs each request.
+	 * @return false for a store of one instance
+	 */
+	default boolean isShared() {
+		return false;
+	}
+
+	/**
+	 * A shared store's start: from now on it hands the requests this replica is to run to the
+	 * runner. Called once, by the queue.
+	 * @param runner runs a request when it is due
+	 */
+	default void start(Runner runner) {
+	}
+
+	/**
+	 * Take a new request (shared stores only; others get {@link #save}): the store hands it to a
+	 * replica's runner, this one's or another's.
+	 * @param entry the new entry
+	 */
+	default void add(DeferredEntry entry) {
+		save(entry);
+	}
+
+	/**
+	 * Record that a request ended, completed or failed. A shared store calls {@code won} only if
+	 * this replica's end is the one that counts (no other replica ended the request first), possibly
+	 * later, once it could tell; the queue publishes the request's event from it.
+	 * @param entry the ended entry
+	 * @param won what to do if this is the request's one end
+	 */
+	default void end(DeferredEntry entry, Runnable won) {
+		save(entry);
+		won.run();
+	}
+
+	/** Runs the requests a shared store hands to this replica. */
+	interface Runner {
+
+		/**
+		 * Run a request's next attempt when it is due ({@code delay} doubled for each attempt made,
+		 * from its last update).
+		 * @param entry the pending entry
+		 */
+		void run(DeferredEntry entry);
+
+		/**
+		 * Stop running a request here, unless its attempt is under way.
+		 * @param ticket its ticket
+		 * @return true if it was stopped (or was not running here), false if its attempt is under way
+		 */
+		boolean release(String ticket);
+
 	}
 
 }

@@ -91,6 +91,9 @@ public class DefaultLlmGateway implements LlmGateway {
 		this.degradation = degradation;
 		this.listeners = List.copyOf(listeners);
 		this.observations = observations;
+		if (degradation.deferred() != null) {
+			degradation.deferred().runWith((again) -> backgroundAttempt(routeOf(again), again));
+		}
 	}
 
 	@Override
@@ -347,7 +350,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Mono<DeferredResult> deferred(String ticket) {
 		DeferredQueue deferred = this.degradation.deferred();
-		return (deferred != null) ? Mono.defer(() -> Mono.justOrEmpty(deferred.result(ticket))) : Mono.empty();
+		return (deferred != null) ? deferred.lookup(ticket) : Mono.empty();
 	}
 
 	private static long now() {

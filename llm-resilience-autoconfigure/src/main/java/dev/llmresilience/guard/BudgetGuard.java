@@ -5,10 +5,13 @@ import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A daily spending cap: once the cost of the day's answers reaches {@code max-cost-per-day}, the
  * gateway stops calling upstream (BUSY, or DEFERRED for deferrable requests) until the day rolls
- * over in the configured time zone.
+ * over in the configured time zone. The day's spending is kept by a {@link SpendLedger}: this
+ * instance's by default, the fleet's when shared.
  */
 public final class BudgetGuard {
 
@@ -18,25 +21,34 @@ public final class BudgetGuard {
 
 	private final ZoneId zone;
 
-	private LocalDate day;
+	private final SpendLedger ledger;
 
-	private BigDecimal spent = BigDecimal.ZERO;
-
-	private boolean tripped;
+	private @Nullable LocalDate trippedOn;
 
 	private long trips;
 
 	/**
-	 * Create a guard.
+	 * Create a guard over this instance's spending.
 	 * @param maxCostPerDay the cap; zero switches the guard off
 	 * @param clock the clock
 	 * @param zone the zone in which a day starts
 	 */
 	public BudgetGuard(BigDecimal maxCostPerDay, Clock clock, ZoneId zone) {
+		this(maxCostPerDay, clock, zone, SpendLedger.local());
+	}
+
+	/**
+	 * Create a guard over a ledger.
+	 * @param maxCostPerDay the cap; zero switches the guard off
+	 * @param clock the clock
+	 * @param zone the zone in which a day starts
+	 * @param ledger where the day's spending is added up
+	 */
+	public BudgetGuard(BigDecimal maxCostPerDay, Clock clock, ZoneId zone, SpendLedger ledger) {
 		this.maxCostPerDay = maxCostPerDay;
 		this.clock = clock;
 		this.zone = zone;
-		this.day = today();
+		this.ledger = ledger;
 	}
 
 	/**
@@ -52,12 +64,16 @@ public final class BudgetGuard {
 	 * Add the cost of an answer.
 	 * @param cost the cost
 	 */
-	public synchronized void record(BigDecimal cost) {
-		rollOver();
-		this.spent = this.spent.add(cost);
-		if (isOn() && !this.tripped && this.spent.compareTo(this.maxCostPerDay) >= 0) {
-			this.tripped = true;
-			this.trips++;
+	public void record(BigDecimal cost) {
+		LocalDate today = today();
+		BigDecimal spent = this.ledger.add(today, cost);
+		if (isOn() && spent.compareTo(this.maxCostPerDay) >= 0) {
+			synchronized (this) {
+				if (!today.equals(this.trippedOn)) {
+					this.trippedOn = today;
+					this.trips++;
+				}
+			}
 		}
 	}
 
@@ -65,18 +81,16 @@ public final class BudgetGuard {
 	 * Whether today's budget is spent.
 	 * @return true if no more upstream calls should be made today
 	 */
-	public synchronized boolean isTripped() {
-		rollOver();
-		return this.tripped;
+	public boolean isTripped() {
+		return isOn() && spentToday().compareTo(this.maxCostPerDay) >= 0;
 	}
 
 	/**
 	 * What today's answers cost so far.
 	 * @return the amount
 	 */
-	public synchronized BigDecimal spentToday() {
-		rollOver();
-		return this.spent;
+	public BigDecimal spentToday() {
+		return this.ledger.spent(today());
 	}
 
 	/**
@@ -97,15 +111,6 @@ public final class BudgetGuard {
 
 	private boolean isOn() {
 		return this.maxCostPerDay.signum() > 0;
-	}
-
-	private void rollOver() {
-		LocalDate today = today();
-		if (!today.equals(this.day)) {
-			this.day = today;
-			this.spent = BigDecimal.ZERO;
-			this.tripped = false;
-		}
 	}
 
 	private LocalDate today() {

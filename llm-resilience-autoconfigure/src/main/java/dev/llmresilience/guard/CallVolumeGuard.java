@@ -4,39 +4,41 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.github.resilience4j.ratelimiter.RateLimiter;
-import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A runaway-loop guard: at most {@code max-calls-per-hour} upstream attempts, over all endpoints,
- * in each window. Backed by a Resilience4j {@link RateLimiter}, so the window is <b>fixed</b>: it
- * starts when the application starts and renews every hour, when all its permits come back at
- * once. A refused attempt makes no call.
+ * in each window. A refused attempt makes no call. By default it counts this instance's calls in a
+ * fixed window that starts when the application starts (see {@link LocalCallCounter}); given a
+ * shared {@link CallCounter} it counts the whole fleet's.
  */
 public final class CallVolumeGuard {
 
 	private final int maxCalls;
 
-	private final @Nullable RateLimiter limiter;
+	private final @Nullable CallCounter counter;
 
 	private final AtomicBoolean tripped = new AtomicBoolean();
 
 	private final AtomicLong trips = new AtomicLong();
 
 	/**
-	 * Create a guard.
+	 * Create a guard that counts this instance's calls.
 	 * @param maxCalls calls allowed per window; 0 switches the guard off
 	 * @param window the window's length
 	 */
 	public CallVolumeGuard(int maxCalls, Duration window) {
+		this(maxCalls, (maxCalls > 0) ? new LocalCallCounter(maxCalls, window) : null);
+	}
+
+	/**
+	 * Create a guard over a counter.
+	 * @param maxCalls calls allowed per window, as the counter enforces them; 0 switches the guard off
+	 * @param counter the counter, or {@code null} when off
+	 */
+	public CallVolumeGuard(int maxCalls, @Nullable CallCounter counter) {
 		this.maxCalls = maxCalls;
-		this.limiter = (maxCalls <= 0) ? null
-				: RateLimiter.of("llm-call-volume-guard", RateLimiterConfig.custom()
-					.limitForPeriod(maxCalls)
-					.limitRefreshPeriod(window)
-					.timeoutDuration(Duration.ZERO)
-					.build());
+		this.counter = (maxCalls > 0) ? counter : null;
 	}
 
 	/**
@@ -48,14 +50,14 @@ public final class CallVolumeGuard {
 	}
 
 	/**
-	 * Take one permit for an upstream attempt.
+	 * Take one permit for an upstream attempt. Decided locally: never waits.
 	 * @return true if the attempt may go ahead
 	 */
 	public boolean tryAcquire() {
-		if (this.limiter == null) {
+		if (this.counter == null) {
 			return true;
 		}
-		boolean permitted = this.limiter.acquirePermission();
+		boolean permitted = this.counter.tryAcquire();
 		if (!permitted && this.tripped.compareAndSet(false, true)) {
 			this.trips.incrementAndGet();
 		}
@@ -78,8 +80,7 @@ public final class CallVolumeGuard {
 	 * @return the count
 	 */
 	public int callsThisWindow() {
-		return (this.limiter != null) ? this.maxCalls - Math.max(0, this.limiter.getMetrics().getAvailablePermissions())
-				: 0;
+		return (this.counter != null) ? this.counter.callsThisWindow() : 0;
 	}
 
 	/**
@@ -87,7 +88,7 @@ public final class CallVolumeGuard {
 	 * @return true if attempts are being refused
 	 */
 	public boolean isTripped() {
-		return this.limiter != null && this.limiter.getMetrics().getAvailablePermissions() <= 0;
+		return this.counter != null && this.counter.isExhausted();
 	}
 
 	/**

@@ -1,0 +1,83 @@
+package dev.llmresilience.autoconfigure;
+
+import java.time.Clock;
+import java.time.Duration;
+
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.SharedState;
+
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
+
+/**
+ * What the replicas share ({@code llm.shared-state.type}): nothing by default; with {@code redis},
+ * the breakers, the guard, the budget and the deferred queue, on the application's Spring Data
+ * Redis connection. Imported by {@link LlmAutoConfiguration} before {@link DegradationConfiguration},
+ * which asks it for the shared counterparts. No Redis type appears here, so that the starter runs
+ * without Spring Data Redis on the classpath.
+ */
+@Configuration(proxyBeanMethods = false)
+class SharedStateConfiguration {
+
+	private static final String REDIS_CLASS = "org.springframework.data.redis.connection.ReactiveRedisConnectionFactory";
+
+	@Bean
+	@ConditionalOnMissingBean
+	SharedState llmSharedState(SharedStateProperties properties, BeanFactory beanFactory) {
+		if (properties.getType() != SharedStateProperties.Type.REDIS) {
+			return SharedState.LOCAL;
+		}
+		if (!ClassUtils.isPresent(REDIS_CLASS, SharedStateConfiguration.class.getClassLoader())
+				|| !ClassUtils.isPresent("io.lettuce.core.RedisClient", SharedStateConfiguration.class.getClassLoader())) {
+			throw new LlmConfigurationException("llm.shared-state.type",
+					"is redis, but Spring Data Redis with Lettuce is not on the classpath",
+					"Add org.springframework.boot:spring-boot-starter-data-redis-reactive to the application's dependencies, "
+							+ "or set llm.shared-state.type=local");
+		}
+		validate(properties);
+		return RedisSharedStateFactory.create(properties, beanFactory, "llmSharedState", Clock.systemUTC());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BreakerTransitions llmBreakerTransitions(SharedState sharedState, EndpointRegistry endpoints) {
+		return sharedState.breakers(endpoints);
+	}
+
+	private static void validate(SharedStateProperties properties) {
+		String prefix = properties.getKeyPrefix();
+		if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]*(\\{[A-Za-z0-9:_.\\-]+\\}[A-Za-z0-9:_.\\-]*)?")
+				|| prefix.isEmpty() || prefix.length() > 64) {
+			throw new LlmConfigurationException("llm.shared-state.key-prefix",
+					"is '" + prefix + "', which is not a usable Redis key prefix",
+					"Use 1 to 64 letters, digits and ':', '_', '.', '-', with at most one {hash-tag} "
+							+ "(for Redis Cluster), e.g. llm: or {llm}:myapp:");
+		}
+		requirePositive("llm.shared-state.timeout", properties.getTimeout());
+		requirePositive("llm.shared-state.heartbeat", properties.getHeartbeat());
+		requirePositive("llm.shared-state.replica-timeout", properties.getReplicaTimeout());
+		if (properties.getReplicaTimeout().compareTo(properties.getHeartbeat().multipliedBy(2)) < 0) {
+			throw new LlmConfigurationException("llm.shared-state.replica-timeout",
+					"is " + properties.getReplicaTimeout() + ", less than twice llm.shared-state.heartbeat ("
+							+ properties.getHeartbeat() + ")",
+					"Make it at least two heartbeats, or a live replica's deferred requests would be taken from it");
+		}
+		String name = properties.getReplicaName();
+		if (name != null && !name.matches("[A-Za-z0-9:_.\\-]{1,100}")) {
+			throw new LlmConfigurationException("llm.shared-state.replica-name", "is '" + name + "'",
+					"Use 1 to 100 letters, digits and ':', '_', '.', '-', unique in the fleet, or leave it unset");
+		}
+	}
+
+	private static void requirePositive(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new LlmConfigurationException(property, "is " + value + ", but must be positive",
+					"Use a positive duration such as 250ms or 1s.");
+		}
+	}
+
+}

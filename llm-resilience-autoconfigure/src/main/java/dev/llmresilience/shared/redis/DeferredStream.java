@@ -1,0 +1,98 @@
+package dev.llmresilience.shared.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import reactor.core.publisher.Mono;
+
+import org.springframework.data.domain.Range;
+import org.springframework.data.redis.connection.stream.Consumer;
+import org.springframework.data.redis.connection.stream.PendingMessage;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The deferred queue's commands on Redis: under the prefix, {@code deferred} is the stream (one
+ * message, {@code ticket}, per pending request) with the consumer group {@value #GROUP}, and
+ * {@code deferred:<ticket>} each request's hash ({@code state}, {@code json}). Each step that
+ * touches both is one script.
+ */
+final class DeferredStream {
+
+	static final String GROUP = "llm-deferred";
+
+	private static final RedisScript<Long> ADD = RedisScripts.load("deferred-add", Long.class);
+
+	private static final RedisScript<Long> SAVE = RedisScripts.load("deferred-save", Long.class);
+
+	private static final RedisScript<Long> END = RedisScripts.load("deferred-end", Long.class);
+
+	private static final RedisScript<Long> MAKE_GROUP = RedisScripts.load("deferred-group", Long.class);
+
+	private static final RedisScript<List> POLL = RedisScripts.load("deferred-poll", List.class);
+
+	private static final RedisScript<List> RECLAIM = RedisScripts.load("deferred-reclaim", List.class);
+
+	private final RedisFleet fleet;
+
+	private final Duration retention;
+
+	private final String stream;
+
+	DeferredStream(RedisFleet fleet, Duration retention) {
+		this.fleet = fleet;
+		this.retention = retention;
+		this.stream = fleet.key("deferred");
+	}
+
+	/** Queue a pending request; the reply is the fleet's pending count. */
+	Mono<Long> add(String ticket, String json) {
+		return this.fleet.script(ADD, List.of(entry(ticket), this.stream), ticket, json);
+	}
+
+	/** Keep a pending request's attempts. */
+	Mono<Long> save(String ticket, String json) {
+		return this.fleet.script(SAVE, List.of(entry(ticket)), json);
+	}
+
+	/** End a request (and drop its message, if it has one); the reply is 1 if this end counts. */
+	Mono<Long> end(String ticket, String state, String json, String id) {
+		return this.fleet.script(END, List.of(entry(ticket), this.stream), state, json, this.retention.toMillis(), GROUP,
+				id);
+	}
+
+	/** New requests for this replica: {@code id, json, ...}. */
+	Mono<List> poll(int count) {
+		return this.fleet.script(POLL, List.of(this.stream), GROUP, this.fleet.replica(), count, this.fleet.key("deferred:"));
+	}
+
+	/** The pending requests of replicas that are gone, now this replica's: {@code id, json, ...}. */
+	Mono<List> reclaim() {
+		return this.fleet.script(RECLAIM, List.of(this.stream, this.fleet.key("replicas")), GROUP, this.fleet.replica(),
+				this.fleet.settings().replicaTimeout().toMillis(), 100, this.fleet.key("deferred:"));
+	}
+
+	/** Make the group if missing, then the ids of the messages the group holds for this replica. */
+	Mono<Set<String>> mine() {
+		return this.fleet.script(MAKE_GROUP, List.of(this.stream), GROUP)
+			.then(this.fleet.command(() -> this.fleet.redis().opsForStream()
+				.pending(this.stream, Consumer.from(GROUP, this.fleet.replica()), Range.unbounded(), 100_000L)))
+			.map((pending) -> pending.stream().map(PendingMessage::getIdAsString).collect(Collectors.toSet()));
+	}
+
+	/** Requests on the stream: the fleet's pending count. */
+	Mono<Long> size() {
+		return this.fleet.command(() -> this.fleet.redis().opsForStream().size(this.stream));
+	}
+
+	/** A field of a request's hash ({@code state} or {@code json}), empty when there is no such request. */
+	Mono<String> field(String ticket, String field) {
+		return this.fleet.command(() -> this.fleet.redis().<String, String>opsForHash().get(entry(ticket), field));
+	}
+
+	private String entry(String ticket) {
+		return this.fleet.key("deferred:" + ticket);
+	}
+
+}

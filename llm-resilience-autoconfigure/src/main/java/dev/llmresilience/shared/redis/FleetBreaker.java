@@ -1,0 +1,198 @@
+package dev.llmresilience.shared.redis;
+
+import java.util.List;
+
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.ManualState;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import reactor.core.publisher.Mono;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * One endpoint's breaker in the fleet. Its recorded outcomes (Resilience4j's success and error
+ * events, while CLOSED) are sent in batches to the fleet's window, where {@code breaker-record.lua}
+ * decides; an open decided there is applied here at once from the script's reply and on the other
+ * replicas from the channel. The local breaker goes on deciding on its own window too, and runs
+ * its own half-open phase after the wait: the fleet's OPEN lasts one {@code wait-duration-in-open-state}.
+ */
+final class FleetBreaker {
+
+	private static final Log logger = LogFactory.getLog(FleetBreaker.class);
+
+	private static final RedisScript<List> RECORD = RedisScripts.load("breaker-record", List.class);
+
+	private static final RedisScript<Long> MANUAL = RedisScripts.load("breaker-manual", Long.class);
+
+	private final RedisFleet fleet;
+
+	private final LlmEndpoint endpoint;
+
+	private final CircuitBreaker breaker;
+
+	private final List<String> keys;
+
+	private final StringBuilder unsentOutcomes = new StringBuilder();
+
+	private boolean sending;
+
+	/** A state set by hand that the fleet holds (FORCED_OPEN, DISABLED), as applied here. */
+	private volatile @Nullable ManualState held;
+
+	/** A state set by hand here while Redis was unavailable, to be sent when it is back. */
+	private volatile @Nullable ManualState unsent;
+
+	FleetBreaker(RedisFleet fleet, LlmEndpoint endpoint) {
+		this.fleet = fleet;
+		this.endpoint = endpoint;
+		this.breaker = endpoint.circuitBreaker();
+		this.keys = List.of(fleet.key("breaker:" + endpoint.name() + ":window"),
+				fleet.key("breaker:" + endpoint.name() + ":state"));
+		this.breaker.getEventPublisher().onSuccess((event) -> record('0')).onError((event) -> record('1'));
+	}
+
+	private void record(char outcome) {
+		// events come before the breaker takes the outcome in, so this is the state it is recorded in
+		if (!this.fleet.isAvailable() || this.breaker.getState() != CircuitBreaker.State.CLOSED) {
+			return;
+		}
+		synchronized (this) {
+			this.unsentOutcomes.append(outcome);
+			if (this.sending) {
+				return;
+			}
+			this.sending = true;
+		}
+		send();
+	}
+
+	private void send() {
+		String outcomes;
+		synchronized (this) {
+			outcomes = this.unsentOutcomes.toString();
+			this.unsentOutcomes.setLength(0);
+			if (outcomes.isEmpty()) {
+				this.sending = false;
+				return;
+			}
+		}
+		CircuitBreakerConfig config = this.breaker.getCircuitBreakerConfig();
+		this.fleet
+			.script(RECORD, this.keys, this.fleet.replica(), outcomes, config.getSlidingWindowSize(),
+					config.getMinimumNumberOfCalls(), config.getFailureRateThreshold(),
+					this.endpoint.settings().circuitBreaker().waitDurationInOpenState().toMillis(), this.fleet.channel(),
+					this.endpoint.name())
+			.subscribe((reply) -> {
+				apply(String.valueOf(reply.get(0)));
+				send();
+			}, (error) -> {
+				synchronized (this) {
+					// outcomes from before an outage would be stale when it ends: the fleet's window starts afresh
+					this.unsentOutcomes.setLength(0);
+					this.sending = false;
+				}
+			});
+	}
+
+	/**
+	 * Apply a state the fleet decided (from a script's reply or the channel).
+	 * @param state OPENED or OPEN, FORCED_OPEN, DISABLED, CLOSED, RESET, or COUNTED (nothing decided)
+	 */
+	void apply(String state) {
+		CircuitBreaker.State now = this.breaker.getState();
+		try {
+			switch (state) {
+				case "OPENED", "OPEN" -> {
+					if (now == CircuitBreaker.State.CLOSED || now == CircuitBreaker.State.HALF_OPEN) {
+						logger.info("LLM endpoint '" + this.endpoint.name() + "': the fleet's outcomes open its breaker");
+						this.breaker.transitionToOpenState();
+					}
+				}
+				case "FORCED_OPEN", "DISABLED", "CLOSED", "RESET" -> {
+					ManualState manual = ManualState.valueOf(state);
+					this.held = holds(manual) ? manual : null;
+					if (!matches(now, manual)) {
+						BreakerTransitions.apply(this.endpoint, manual);
+					}
+				}
+				default -> {
+					// COUNTED: the record script decided nothing
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not apply the fleet's " + state + " to '" + this.endpoint.name() + "': " + ex);
+		}
+	}
+
+	/**
+	 * Move the breaker by hand, here at once and on every replica through Redis (when Redis is
+	 * back, if it is unavailable now).
+	 * @param state the state
+	 */
+	void transition(ManualState state) {
+		BreakerTransitions.apply(this.endpoint, state);
+		this.held = holds(state) ? state : null;
+		send(state);
+	}
+
+	private void send(ManualState state) {
+		push(state).subscribe(null, (error) -> { });
+	}
+
+	private Mono<?> push(ManualState state) {
+		if (!this.fleet.isAvailable()) {
+			this.unsent = state;
+			return Mono.empty();
+		}
+		this.unsent = null;
+		return this.fleet
+			.script(MANUAL, this.keys, state.name(), this.fleet.replica(), this.fleet.channel(), this.endpoint.name())
+			.doOnError((error) -> this.unsent = state);
+	}
+
+	/**
+	 * Sharing starts or resumes: a state set by hand here meanwhile wins (it is the latest); else
+	 * the fleet's state is applied, and a held state that Redis lost (restarted without its data)
+	 * is sent again, unless someone closed it by hand meanwhile.
+	 * @return done when reconciled
+	 */
+	Mono<?> reconcile() {
+		ManualState mine = this.unsent;
+		if (mine != null) {
+			return push(mine);
+		}
+		return this.fleet.command(() -> this.fleet.redis().<String, String>opsForHash().get(this.keys.get(1), "state"))
+			.defaultIfEmpty("")
+			.flatMap((state) -> {
+				ManualState kept = this.held;
+				if (state.isEmpty()) {
+					return (kept != null) ? push(kept) : Mono.empty();
+				}
+				if (!state.equals("CLOSED") || kept != null) {
+					apply(state);
+				}
+				return Mono.empty();
+			});
+	}
+
+	private static boolean holds(ManualState state) {
+		return state == ManualState.FORCED_OPEN || state == ManualState.DISABLED;
+	}
+
+	private static boolean matches(CircuitBreaker.State now, ManualState state) {
+		return switch (state) {
+			case FORCED_OPEN -> now == CircuitBreaker.State.FORCED_OPEN;
+			case DISABLED -> now == CircuitBreaker.State.DISABLED;
+			case CLOSED -> now == CircuitBreaker.State.CLOSED;
+			case RESET -> false;
+		};
+	}
+
+}

@@ -1,0 +1,63 @@
+package dev.llmresilience.shared.redis;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.ManualState;
+import reactor.core.publisher.Flux;
+
+/**
+ * The endpoints' breakers, shared by the fleet: a provider outage seen by the replicas opens the
+ * breaker on all of them once the fleet's window (the last {@code sliding-window-size} outcomes of
+ * every replica) fails as one breaker's would, unless the failures are one replica's own (see
+ * {@code breaker-record.lua} for the rule); states set by hand apply on every replica, and on
+ * replicas that join later. Each replica keeps its local breaker, which goes on deciding alone when
+ * Redis is unavailable.
+ */
+public final class RedisBreakers implements BreakerTransitions {
+
+	private final RedisFleet fleet;
+
+	private final Map<String, FleetBreaker> breakers = new LinkedHashMap<>();
+
+	/**
+	 * Share the breakers of every endpoint.
+	 * @param fleet this replica's seat in the fleet
+	 * @param endpoints the endpoints
+	 */
+	public RedisBreakers(RedisFleet fleet, EndpointRegistry endpoints) {
+		this.fleet = fleet;
+		for (LlmEndpoint endpoint : endpoints.endpoints()) {
+			this.breakers.put(endpoint.name(), new FleetBreaker(fleet, endpoint));
+		}
+		fleet.onMessage("breaker", this::received);
+		fleet.whenAvailable(() -> Flux.fromIterable(this.breakers.values()).flatMap(FleetBreaker::reconcile).then());
+	}
+
+	@Override
+	public void transition(LlmEndpoint endpoint, ManualState state) {
+		FleetBreaker breaker = this.breakers.get(endpoint.name());
+		if (breaker != null) {
+			breaker.transition(state);
+		}
+		else {
+			BreakerTransitions.apply(endpoint, state);
+		}
+	}
+
+	/** {@code STATE|replica|endpoint}, from another replica's decision or transition. */
+	private void received(String payload) {
+		String[] parts = payload.split("\\|", 3);
+		if (parts.length < 3 || parts[1].equals(this.fleet.replica())) {
+			return;
+		}
+		FleetBreaker breaker = this.breakers.get(parts[2]);
+		if (breaker != null) {
+			breaker.apply(parts[0]);
+		}
+	}
+
+}

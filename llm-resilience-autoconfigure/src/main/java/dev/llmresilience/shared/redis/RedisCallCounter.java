@@ -1,0 +1,204 @@
+package dev.llmresilience.shared.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+
+import dev.llmresilience.guard.CallCounter;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * The call-volume guard's count, fleet-wide, without a call ever waiting on Redis. Windows are
+ * fixed and aligned to the clock (an hour-long window starts on the hour, the same for every
+ * replica). Each replica spends permits it took from Redis beforehand in small batches
+ * ({@code max/100}, 1 to 50) and tops its stock up in the background when half of it is spent;
+ * Redis never hands out more than the window's limit, and each reply shrinks the batch as the
+ * window runs out ({@code guard-reserve.lua}).
+ *
+ * <p>A call that finds the stock empty (a burst faster than one Redis round trip, the first call
+ * of a window, or Redis unavailable) goes ahead on credit while the fleet, as last heard, had
+ * permits left; the credit is settled in Redis with the next reservation, so every call is counted
+ * once. What "exact" means, then: every call made is counted once in the fleet's window; the fleet
+ * makes no more than the limit while Redis is reachable, except for calls on credit made in the
+ * same round trip as the window's last permits; while Redis is unreachable each replica allows
+ * itself what the fleet had left when it last heard, and the calls are counted when Redis is back.
+ */
+public final class RedisCallCounter implements CallCounter, AutoCloseable {
+
+	private static final RedisScript<List> RESERVE = RedisScripts.load("guard-reserve", List.class);
+
+	private final RedisFleet fleet;
+
+	private final int maxCalls;
+
+	private final long windowMillis;
+
+	private final Clock clock;
+
+	private final int batch;
+
+	private long window = -1;
+
+	private int stock;
+
+	private int credit;
+
+	private int unreported;
+
+	private long fleetGranted;
+
+	private long fleetUsed;
+
+	private boolean exhausted;
+
+	private boolean reserving;
+
+	/**
+	 * Create a counter.
+	 * @param fleet this replica's seat in the fleet
+	 * @param maxCalls calls allowed per window, fleet-wide
+	 * @param window the window's length
+	 * @param clock the clock the windows are aligned to
+	 */
+	public RedisCallCounter(RedisFleet fleet, int maxCalls, Duration window, Clock clock) {
+		this.fleet = fleet;
+		this.maxCalls = maxCalls;
+		this.windowMillis = window.toMillis();
+		this.clock = clock;
+		this.batch = Math.max(1, Math.min(50, maxCalls / 100));
+		fleet.everyHeartbeat(() -> reserve(0));
+	}
+
+	@Override
+	public boolean tryAcquire() {
+		boolean permitted;
+		int wanted;
+		synchronized (this) {
+			roll();
+			if (this.stock > 0) {
+				this.stock--;
+				this.unreported++;
+				permitted = true;
+			}
+			else if (!this.exhausted && this.fleetGranted + this.credit < this.maxCalls) {
+				this.credit++;
+				this.unreported++;
+				permitted = true;
+			}
+			else {
+				permitted = false;
+			}
+			wanted = (this.stock * 2 < this.batch || this.stock == 0) ? this.batch - this.stock : 0;
+		}
+		if (wanted > 0) {
+			reserve(wanted);
+		}
+		return permitted;
+	}
+
+	/** Take permits (none: only settle and hear the fleet's figures), unless a reservation is under way. */
+	private void reserve(int wanted) {
+		long index;
+		int owed;
+		int calls;
+		synchronized (this) {
+			roll();
+			if (this.reserving || !this.fleet.isAvailable() || (wanted > 0 && this.exhausted)) {
+				return;
+			}
+			this.reserving = true;
+			index = this.window;
+			owed = this.credit;
+			calls = this.unreported;
+			this.credit = 0;
+			this.unreported = 0;
+		}
+		this.fleet
+			.script(RESERVE, List.of(key(index)), this.maxCalls, wanted, owed, calls, this.fleet.replicas(),
+					this.windowMillis + 60_000)
+			.subscribe((reply) -> reserved(index, wanted, reply), (error) -> {
+				synchronized (this) {
+					this.reserving = false;
+					if (index == this.window) {
+						this.credit += owed;
+						this.unreported += calls;
+					}
+				}
+			});
+	}
+
+	private synchronized void reserved(long index, int wanted, List<?> reply) {
+		this.reserving = false;
+		if (index != this.window) {
+			return; // permits of a window that has ended are void
+		}
+		int given = ((Number) reply.get(0)).intValue();
+		this.stock += given;
+		this.fleetGranted = ((Number) reply.get(1)).longValue();
+		this.fleetUsed = ((Number) reply.get(2)).longValue();
+		this.exhausted = this.fleetGranted >= this.maxCalls && (wanted == 0 || given < wanted);
+	}
+
+	/** A new window: permits of the last one are void; its unsettled calls are sent to its key. */
+	private void roll() {
+		long now = this.clock.millis() / this.windowMillis;
+		if (now == this.window) {
+			return;
+		}
+		if (this.window >= 0 && (this.credit > 0 || this.unreported > 0)) {
+			this.fleet.script(RESERVE, List.of(key(this.window)), this.maxCalls, 0, this.credit, this.unreported,
+					this.fleet.replicas(), this.windowMillis + 60_000).subscribe(null, (error) -> { });
+		}
+		this.window = now;
+		this.stock = 0;
+		this.credit = 0;
+		this.unreported = 0;
+		this.fleetGranted = 0;
+		this.fleetUsed = 0;
+		this.exhausted = false;
+	}
+
+	private String key(long index) {
+		return this.fleet.key("guard:" + this.windowMillis + ":" + index);
+	}
+
+	@Override
+	public synchronized int callsThisWindow() {
+		roll();
+		return (int) Math.min(Integer.MAX_VALUE, this.fleetUsed + this.unreported);
+	}
+
+	@Override
+	public synchronized boolean isExhausted() {
+		roll();
+		return this.stock == 0 && (this.exhausted || this.fleetGranted + this.credit >= this.maxCalls);
+	}
+
+	/** Give the unspent permits back, so that the other replicas can spend them. */
+	@Override
+	public void close() {
+		@Nullable List<String> keys;
+		int unspent;
+		int owed;
+		int calls;
+		synchronized (this) {
+			unspent = this.stock;
+			owed = this.credit;
+			calls = this.unreported;
+			keys = (this.window >= 0 && (unspent > 0 || owed > 0 || calls > 0)) ? List.of(key(this.window)) : null;
+			this.stock = 0;
+		}
+		if (keys != null && this.fleet.isAvailable()) {
+			try {
+				this.fleet.script(RESERVE, keys, this.maxCalls, 0, owed - unspent, calls, this.fleet.replicas(),
+						this.windowMillis + 60_000).block(this.fleet.settings().timeout().multipliedBy(2));
+			}
+			catch (RuntimeException ex) {
+				// the permits stay counted as spent until the window ends
+			}
+		}
+	}
+
+}

@@ -1,0 +1,125 @@
+package dev.llmresilience.shared.redis;
+
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.llmresilience.deferred.DeferredStore;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.guard.CallCounter;
+import dev.llmresilience.guard.SpendLedger;
+import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.shared.SharedStateStatus;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * State shared on Redis ({@code llm.shared-state.type=redis}): the parts it makes use this
+ * replica's {@link RedisFleet} seat. It takes the seat when the application context starts and
+ * leaves it (giving the guard's unspent permits back first) when the context stops, before the
+ * Redis connection factory stops.
+ */
+public final class RedisSharedState implements SharedState, SmartLifecycle, AutoCloseable {
+
+	private final RedisFleet fleet;
+
+	private final Clock clock;
+
+	private final List<AutoCloseable> parts = new ArrayList<>();
+
+	private boolean running;
+
+	private boolean closed;
+
+	/**
+	 * Share state through a seat in the fleet.
+	 * @param fleet the seat, taken by {@link #start()}
+	 * @param clock the clock the guard's windows are aligned to
+	 */
+	public RedisSharedState(RedisFleet fleet, Clock clock) {
+		this.fleet = fleet;
+		this.clock = clock;
+	}
+
+	/**
+	 * This replica's seat.
+	 * @return the seat
+	 */
+	public RedisFleet fleet() {
+		return this.fleet;
+	}
+
+	@Override
+	public SharedStateStatus status() {
+		return this.fleet.status();
+	}
+
+	@Override
+	public synchronized CallCounter callCounter(int maxCalls, Duration window) {
+		RedisCallCounter counter = new RedisCallCounter(this.fleet, maxCalls, window, this.clock);
+		this.parts.add(counter);
+		return counter;
+	}
+
+	@Override
+	public SpendLedger spendLedger(BigDecimal maxCostPerDay) {
+		return new RedisSpendLedger(this.fleet, maxCostPerDay);
+	}
+
+	/** The store is a bean of its own, closed by the application context before this. */
+	@Override
+	public DeferredStore deferredStore(Duration retention) {
+		return new RedisDeferredStore(this.fleet, retention);
+	}
+
+	@Override
+	public BreakerTransitions breakers(EndpointRegistry endpoints) {
+		return new RedisBreakers(this.fleet, endpoints);
+	}
+
+	@Override
+	public synchronized void start() {
+		if (!this.running && !this.closed) {
+			this.fleet.start();
+			this.running = true;
+		}
+	}
+
+	@Override
+	public synchronized void stop() {
+		close();
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.running;
+	}
+
+	/** Stop before the connection factory (Spring Data Redis's is a lifecycle bean of phase 0). */
+	@Override
+	public int getPhase() {
+		return SmartLifecycle.DEFAULT_PHASE;
+	}
+
+	@Override
+	public synchronized void close() {
+		if (this.closed) {
+			return;
+		}
+		this.closed = true;
+		this.running = false;
+		for (AutoCloseable part : this.parts) {
+			try {
+				part.close();
+			}
+			catch (Exception ex) {
+				// leaving anyway
+			}
+		}
+		this.fleet.close();
+	}
+
+}
