@@ -129,6 +129,8 @@ class KeySafetyTests {
 	private ConfigurableApplicationContext application() {
 		return new SpringApplicationBuilder(KeySafetyApplication.class).properties(
 				"server.port=0", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=*",
+				// Spring Data Redis is on this module's test classpath (for shared state); this application has no Redis
+				"management.health.redis.enabled=false",
 				"management.endpoint.health.show-details=always", "logging.level.dev.llmresilience=TRACE",
 				"logging.level.reactor.netty=DEBUG", "logging.level.org.springframework.web.reactive.function.client=DEBUG",
 				"llm.endpoints.primary.base-url=" + this.primary.url("/v1"), "llm.endpoints.primary.model=primary-model",

@@ -1,8 +1,8 @@
 package dev.llmresilience.shared;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
@@ -54,7 +54,7 @@ class FleetBreakerTests {
 	}
 
 	private String[] provider(MockWebServer server, String... more) {
-		List<String> properties = new java.util.ArrayList<>(List.of("llm.endpoints.primary.base-url=" + server.url("/v1"),
+		List<String> properties = new ArrayList<>(List.of("llm.endpoints.primary.base-url=" + server.url("/v1"),
 				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1"));
 		properties.addAll(List.of(more));
 		return properties.toArray(String[]::new);
@@ -85,6 +85,90 @@ class FleetBreakerTests {
 						assertThat(this.failing.getRequestCount()).isEqualTo(before);
 					});
 				});
+	}
+
+	@Test
+	void oneReplicasOwnFailuresDoNotTakeTheProviderFromTheOthers() {
+		// replica a cannot reach the provider (its own network fault); b and c can. Each call of a is
+		// retried (3 attempts), so a sends three failures for each success of the others: more than
+		// half of the fleet's window fails, yet the failures are a's alone.
+		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.failing, "llm.defaults.retry.max-attempts=3")),
+				Replicas.replica(this.redis, "b", provider(this.healthy, "llm.defaults.retry.max-attempts=3")),
+				Replicas.replica(this.redis, "c", provider(this.healthy, "llm.defaults.retry.max-attempts=3"))),
+				(replicas) -> {
+					for (int i = 0; i < 45; i++) {
+						ChatResponse answer = chat(replicas.get(i % 3));
+						assertThat(answer.tier()).isEqualTo((i % 3 == 0) ? Tier.BUSY : Tier.PRIMARY);
+					}
+					// a's own breaker opened on its own window; the others' stay closed and keep the provider
+					assertThat(state(replicas.get(0))).isEqualTo(CircuitBreaker.State.OPEN);
+					assertThat(state(replicas.get(1))).isEqualTo(CircuitBreaker.State.CLOSED);
+					assertThat(state(replicas.get(2))).isEqualTo(CircuitBreaker.State.CLOSED);
+					// a's own 20 failures (its 7th call's third attempt is refused by its own open breaker)
+					assertThat(this.failing.getRequestCount()).isEqualTo(20);
+					assertThat(this.healthy.getRequestCount()).isEqualTo(30);
+					// and a replica that starts now is not told to open it either
+					Replicas.replica(this.redis, "late", provider(this.healthy)).run((late) -> {
+						assertThat(state(late)).isEqualTo(CircuitBreaker.State.CLOSED);
+						assertThat(chat(late).tier()).isEqualTo(Tier.PRIMARY);
+					});
+				});
+	}
+
+	@Test
+	void twoReplicasFailingAloneDoNotOpenTheProviderOnTheOneItAnswers() throws Exception {
+		MockWebServer alsoFailing = new MockWebServer();
+		alsoFailing.setDispatcher(always(MockUpstreams.error(503, "overloaded")));
+		alsoFailing.start();
+		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.failing)),
+				Replicas.replica(this.redis, "b", provider(alsoFailing)),
+				Replicas.replica(this.redis, "c", provider(this.healthy))), (replicas) -> {
+					for (int i = 0; i < 30; i++) {
+						chat(replicas.get(i % 3));
+					}
+					// the fleet's window is two thirds failures from two replicas, but c is answered: c keeps it
+					assertThat(state(replicas.get(2))).isEqualTo(CircuitBreaker.State.CLOSED);
+					assertThat(chat(replicas.get(2)).tier()).isEqualTo(Tier.PRIMARY);
+					assertThat(state(replicas.get(0))).isEqualTo(CircuitBreaker.State.CLOSED);
+					assertThat(state(replicas.get(1))).isEqualTo(CircuitBreaker.State.CLOSED);
+				});
+		alsoFailing.close();
+	}
+
+	@Test
+	void statesSetByHandApplyOnEveryReplicaAndOnReplicasThatJoinLater() {
+		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.healthy)),
+				Replicas.replica(this.redis, "b", provider(this.healthy))), (replicas) -> {
+					ApplicationContext a = replicas.get(0);
+					ApplicationContext b = replicas.get(1);
+					assertThat(a.getBean(LlmBreakersEndpoint.class).transition("primary", "forced_open").state())
+						.isEqualTo("FORCED_OPEN");
+					await().atMost(Duration.ofSeconds(5)).until(() -> state(b) == CircuitBreaker.State.FORCED_OPEN);
+					assertThat(chat(b).tier()).isEqualTo(Tier.BUSY);
+					assertThat(this.healthy.getRequestCount()).isZero();
+					Replicas.replica(this.redis, "late", provider(this.healthy)).run((late) -> {
+						assertThat(state(late)).isEqualTo(CircuitBreaker.State.FORCED_OPEN);
+
+						b.getBean(LlmBreakersEndpoint.class).transition("primary", "CLOSED");
+						await().atMost(Duration.ofSeconds(5))
+							.until(() -> state(a) == CircuitBreaker.State.CLOSED && state(late) == CircuitBreaker.State.CLOSED);
+						assertThat(chat(a).tier()).isEqualTo(Tier.PRIMARY);
+
+						late.getBean(LlmBreakersEndpoint.class).transition("primary", "DISABLED");
+						await().atMost(Duration.ofSeconds(5))
+							.until(() -> state(a) == CircuitBreaker.State.DISABLED && state(b) == CircuitBreaker.State.DISABLED);
+						a.getBean(LlmBreakersEndpoint.class).transition("primary", "RESET");
+						await().atMost(Duration.ofSeconds(5))
+							.until(() -> state(b) == CircuitBreaker.State.CLOSED && state(late) == CircuitBreaker.State.CLOSED);
+					});
+					// the mark a hand-made CLOSED leaves does not close anything on a replica that joins after it
+					Replicas.replica(this.redis, "later", provider(this.healthy))
+						.run((later) -> assertThat(state(later)).isEqualTo(CircuitBreaker.State.CLOSED));
+				});
+	}
+
+	private static CircuitBreaker.State state(ApplicationContext replica) {
+		return endpoint(replica, "primary").circuitBreaker().getState();
 	}
 
 	private static boolean allOpen(List<? extends ApplicationContext> replicas) {
