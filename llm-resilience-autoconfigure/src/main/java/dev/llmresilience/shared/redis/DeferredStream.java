@@ -22,7 +22,7 @@ final class DeferredStream {
 
 	static final String GROUP = "llm-deferred";
 
-	private static final RedisScript<Long> ADD = RedisScripts.load("deferred-add", Long.class);
+	private static final RedisScript<List> ADD = RedisScripts.load("deferred-add", List.class);
 
 	private static final RedisScript<Long> SAVE = RedisScripts.load("deferred-save", Long.class);
 
@@ -46,9 +46,13 @@ final class DeferredStream {
 		this.stream = fleet.key("deferred");
 	}
 
-	/** Queue a pending request; the reply is the fleet's pending count. */
-	Mono<Long> add(String ticket, String json) {
-		return this.fleet.script(ADD, List.of(entry(ticket), this.stream), ticket, json);
+	/**
+	 * Queue a pending request and take the oldest one nobody has taken (usually this one):
+	 * {@code count, id, json}, or {@code count} alone when there was none to take.
+	 */
+	Mono<List> add(String ticket, String json) {
+		return this.fleet.script(ADD, List.of(entry(ticket), this.stream), ticket, json, GROUP, this.fleet.replica(),
+				this.fleet.key("deferred:"));
 	}
 
 	/** Keep a pending request's attempts. */

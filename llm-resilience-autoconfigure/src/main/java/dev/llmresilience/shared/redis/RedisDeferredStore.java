@@ -92,7 +92,7 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	@Override
 	public void add(DeferredEntry entry) {
 		this.held.put(entry.ticket(), new Held(entry, false, null, null));
-		if (this.fleet.isAvailable()) {
+		if (this.fleet.isAvailable() && this.grouped) {
 			push(entry.ticket());
 		}
 		else {
@@ -161,10 +161,10 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		}
 		this.redis.add(ticket, this.codec.write(taken.entry))
 			.doFinally((signal) -> this.pushing.remove(ticket))
-			.subscribe((count) -> {
+			.subscribe((reply) -> {
 				this.held.remove(ticket, taken);
-				this.fleetPending = count.intValue();
-				poll();
+				this.fleetPending = ((Number) reply.get(0)).intValue();
+				adopt(reply.subList(1, reply.size()));
 			}, (error) -> runHere(ticket));
 	}
 

@@ -1,0 +1,61 @@
+package dev.llmresilience.shared;
+
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.llmresilience.MockUpstreams;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * A local OpenAI-compatible provider that fails (503) until healed, then answers each prompt with
+ * {@code "answer to <prompt>"}, counting the answers it gave.
+ */
+final class SwitchableProvider implements AutoCloseable {
+
+	private static final JsonMapper mapper = JsonMapper.builder().build();
+
+	private final MockWebServer server = new MockWebServer();
+
+	private final AtomicBoolean healthy = new AtomicBoolean();
+
+	private final AtomicInteger answers = new AtomicInteger();
+
+	SwitchableProvider() throws Exception {
+		this.server.setDispatcher(new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				if (!SwitchableProvider.this.healthy.get()) {
+					return MockUpstreams.error(503, "overloaded");
+				}
+				SwitchableProvider.this.answers.incrementAndGet();
+				JsonNode body = mapper.readTree(request.getBody().utf8());
+				String prompt = body.get("messages").get(0).get("content").asString();
+				return MockUpstreams.completion("answer to " + prompt);
+			}
+		});
+		this.server.start();
+	}
+
+	String baseUrl() {
+		return this.server.url("/v1").toString();
+	}
+
+	void heal() {
+		this.healthy.set(true);
+	}
+
+	int answers() {
+		return this.answers.get();
+	}
+
+	@Override
+	public void close() {
+		this.server.close();
+	}
+
+}
