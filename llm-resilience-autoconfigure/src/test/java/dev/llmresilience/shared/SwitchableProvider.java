@@ -53,6 +53,10 @@ final class SwitchableProvider implements AutoCloseable {
 		return this.answers.get();
 	}
 
+	int requests() {
+		return this.server.getRequestCount();
+	}
+
 	@Override
 	public void close() {
 		this.server.close();

@@ -63,7 +63,7 @@ final class DeferredStream {
 	/** End a request (and drop its message, if it has one); the reply is 1 if this end counts. */
 	Mono<Long> end(String ticket, String state, String json, String id) {
 		return this.fleet.script(END, List.of(entry(ticket), this.stream), state, json, this.retention.toMillis(), GROUP,
-				id);
+				id, this.fleet.replica());
 	}
 
 	/** New requests for this replica: {@code id, json, ...}. */

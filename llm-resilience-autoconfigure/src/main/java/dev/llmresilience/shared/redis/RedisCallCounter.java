@@ -14,16 +14,17 @@ import org.springframework.data.redis.core.script.RedisScript;
  * fixed and aligned to the clock (an hour-long window starts on the hour, the same for every
  * replica). Each replica spends permits it took from Redis beforehand in small batches
  * ({@code max/100}, 1 to 50) and tops its stock up in the background when half of it is spent;
- * Redis never hands out more than the window's limit, and each reply shrinks the batch as the
- * window runs out ({@code guard-reserve.lua}).
+ * Redis never hands out more than the window's limit, and shrinks the batch as the window runs
+ * out ({@code guard-reserve.lua}).
  *
  * <p>A call that finds the stock empty (a burst faster than one Redis round trip, the first call
  * of a window, or Redis unavailable) goes ahead on credit while the fleet, as last heard, had
- * permits left; the credit is settled in Redis with the next reservation, so every call is counted
- * once. What "exact" means, then: every call made is counted once in the fleet's window; the fleet
- * makes no more than the limit while Redis is reachable, except for calls on credit made in the
- * same round trip as the window's last permits; while Redis is unreachable each replica allows
- * itself what the fleet had left when it last heard, and the calls are counted when Redis is back.
+ * permits left; the credit is settled in Redis with the next report, and reports are numbered so
+ * that one sent again after a lost reply is applied once. What "exact" means, then: every call
+ * made is counted once in the fleet's window; the fleet makes no more calls than the limit while
+ * Redis is reachable, except for calls on credit made in the round trip in which the window's last
+ * permits went; while Redis is unreachable each replica allows itself what the fleet had left when
+ * it last heard, and its calls are counted when Redis is back.
  */
 public final class RedisCallCounter implements CallCounter, AutoCloseable {
 
@@ -54,6 +55,14 @@ public final class RedisCallCounter implements CallCounter, AutoCloseable {
 	private boolean exhausted;
 
 	private boolean reserving;
+
+	private long reports;
+
+	/** A report sent whose reply was lost: sent again, as it is, before any other. */
+	private @Nullable Report unacknowledged;
+
+	private record Report(long window, long number, int wanted, int owed, int calls) {
+	}
 
 	/**
 	 * Create a counter.
@@ -98,58 +107,67 @@ public final class RedisCallCounter implements CallCounter, AutoCloseable {
 		return permitted;
 	}
 
-	/** Take permits (none: only settle and hear the fleet's figures), unless a reservation is under way. */
+	/** Take permits (none: only report and hear the fleet's figures), unless a report is under way. */
 	private void reserve(int wanted) {
-		long index;
-		int owed;
-		int calls;
+		Report report;
 		synchronized (this) {
 			roll();
-			if (this.reserving || !this.fleet.isAvailable() || (wanted > 0 && this.exhausted)) {
+			if (this.reserving || !this.fleet.isAvailable() || (wanted > 0 && this.exhausted && this.unacknowledged == null)) {
 				return;
 			}
 			this.reserving = true;
-			index = this.window;
-			owed = this.credit;
-			calls = this.unreported;
-			this.credit = 0;
-			this.unreported = 0;
+			report = this.unacknowledged;
+			if (report == null) {
+				report = new Report(this.window, ++this.reports, wanted, this.credit, this.unreported);
+				this.credit = 0;
+				this.unreported = 0;
+				this.unacknowledged = report;
+			}
 		}
+		send(report);
+	}
+
+	private void send(Report report) {
 		this.fleet
-			.script(RESERVE, List.of(key(index)), this.maxCalls, wanted, owed, calls, this.fleet.replicas(),
-					this.windowMillis + 60_000)
-			.subscribe((reply) -> reserved(index, wanted, reply), (error) -> {
+			.script(RESERVE, List.of(key(report.window)), this.maxCalls, report.wanted, report.owed, report.calls,
+					this.fleet.replicas(), this.windowMillis + 60_000, this.fleet.replica(), report.number)
+			.subscribe((reply) -> reserved(report, reply), (error) -> {
 				synchronized (this) {
 					this.reserving = false;
-					if (index == this.window) {
-						this.credit += owed;
-						this.unreported += calls;
-					}
 				}
 			});
 	}
 
-	private synchronized void reserved(long index, int wanted, List<?> reply) {
+	private synchronized void reserved(Report report, List<?> reply) {
 		this.reserving = false;
-		if (index != this.window) {
+		if (this.unacknowledged == report) {
+			this.unacknowledged = null;
+		}
+		if (report.window != this.window) {
 			return; // permits of a window that has ended are void
 		}
 		int given = ((Number) reply.get(0)).intValue();
 		this.stock += given;
 		this.fleetGranted = ((Number) reply.get(1)).longValue();
 		this.fleetUsed = ((Number) reply.get(2)).longValue();
-		this.exhausted = this.fleetGranted >= this.maxCalls && (wanted == 0 || given < wanted);
+		this.exhausted = this.fleetGranted >= this.maxCalls && (report.wanted == 0 || given < report.wanted);
 	}
 
-	/** A new window: permits of the last one are void; its unsettled calls are sent to its key. */
+	/** A new window: permits of the last one are void; its calls not yet reported go to its key. */
 	private void roll() {
 		long now = this.clock.millis() / this.windowMillis;
 		if (now == this.window) {
 			return;
 		}
-		if (this.window >= 0 && (this.credit > 0 || this.unreported > 0)) {
-			this.fleet.script(RESERVE, List.of(key(this.window)), this.maxCalls, 0, this.credit, this.unreported,
-					this.fleet.replicas(), this.windowMillis + 60_000).subscribe(null, (error) -> { });
+		if (this.window >= 0 && this.unacknowledged == null && (this.credit > 0 || this.unreported > 0)) {
+			this.unacknowledged = new Report(this.window, ++this.reports, 0, this.credit, this.unreported);
+		}
+		if (this.unacknowledged != null && !this.reserving) {
+			Report last = this.unacknowledged;
+			this.fleet.script(RESERVE, List.of(key(last.window)), this.maxCalls, 0, last.owed, last.calls,
+					this.fleet.replicas(), this.windowMillis + 60_000, this.fleet.replica(), last.number)
+				.subscribe(null, (error) -> { });
+			this.unacknowledged = null;
 		}
 		this.window = now;
 		this.stock = 0;
@@ -167,7 +185,8 @@ public final class RedisCallCounter implements CallCounter, AutoCloseable {
 	@Override
 	public synchronized int callsThisWindow() {
 		roll();
-		return (int) Math.min(Integer.MAX_VALUE, this.fleetUsed + this.unreported);
+		int waiting = (this.unacknowledged != null && this.unacknowledged.window == this.window) ? this.unacknowledged.calls : 0;
+		return (int) Math.min(Integer.MAX_VALUE, this.fleetUsed + this.unreported + waiting);
 	}
 
 	@Override
@@ -179,24 +198,23 @@ public final class RedisCallCounter implements CallCounter, AutoCloseable {
 	/** Give the unspent permits back, so that the other replicas can spend them. */
 	@Override
 	public void close() {
-		@Nullable List<String> keys;
-		int unspent;
-		int owed;
-		int calls;
+		Report last;
 		synchronized (this) {
-			unspent = this.stock;
-			owed = this.credit;
-			calls = this.unreported;
-			keys = (this.window >= 0 && (unspent > 0 || owed > 0 || calls > 0)) ? List.of(key(this.window)) : null;
+			if (this.window < 0 || this.reserving || this.unacknowledged != null
+					|| (this.stock == 0 && this.credit == 0 && this.unreported == 0)) {
+				return;
+			}
+			last = new Report(this.window, ++this.reports, 0, this.credit - this.stock, this.unreported);
 			this.stock = 0;
 		}
-		if (keys != null && this.fleet.isAvailable()) {
+		if (this.fleet.isAvailable()) {
 			try {
-				this.fleet.script(RESERVE, keys, this.maxCalls, 0, owed - unspent, calls, this.fleet.replicas(),
-						this.windowMillis + 60_000).block(this.fleet.settings().timeout().multipliedBy(2));
+				this.fleet.script(RESERVE, List.of(key(last.window)), this.maxCalls, 0, last.owed, last.calls,
+						this.fleet.replicas(), this.windowMillis + 60_000, this.fleet.replica(), last.number)
+					.block(this.fleet.settings().timeout().multipliedBy(2));
 			}
 			catch (RuntimeException ex) {
-				// the permits stay counted as spent until the window ends
+				// the permits stay counted as handed out until the window ends
 			}
 		}
 	}

@@ -246,11 +246,7 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 
 	private void beat() {
 		try {
-			List<?> reply = this.redis
-				.execute(HEARTBEAT, List.of(key("replicas")),
-						List.of(replica(), String.valueOf(this.settings.replicaTimeout().toMillis())))
-				.next()
-				.block(this.settings.timeout());
+			List<?> reply = heartbeat();
 			this.replicas = (reply != null) ? Math.max(1, ((Number) reply.get(1)).intValue()) : 1;
 			boolean unknown = reply != null && ((Number) reply.get(2)).intValue() == 1;
 			boolean resumed = this.availability.up("Sharing LLM state on Redis under '" + this.settings.keyPrefix()
@@ -269,6 +265,18 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 			return;
 		}
 		this.heartbeatTasks.forEach(RedisFleet::run);
+	}
+
+	/** One heartbeat, tried a second time at once before Redis is taken to be unavailable. */
+	private @Nullable List<?> heartbeat() {
+		List<String> args = List.of(replica(), String.valueOf(this.settings.replicaTimeout().toMillis()));
+		try {
+			return this.redis.execute(HEARTBEAT, List.of(key("replicas")), args).next().block(this.settings.timeout());
+		}
+		catch (RuntimeException first) {
+			logger.debug("A heartbeat failed, trying again: " + first);
+			return this.redis.execute(HEARTBEAT, List.of(key("replicas")), args).next().block(this.settings.timeout());
+		}
 	}
 
 	private static void run(Runnable task) {

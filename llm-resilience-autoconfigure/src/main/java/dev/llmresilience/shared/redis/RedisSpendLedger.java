@@ -4,20 +4,28 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.LocalDate;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
 
 import dev.llmresilience.guard.SpendLedger;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.redis.core.script.RedisScript;
+
 /**
  * The budget's spending, fleet-wide: each day's total is one Redis counter, in units of
  * 10<sup>-10</sup> of the prices' currency (so sums are exact integers; a cost is rounded half-up
- * to that), that every replica adds each answer's cost to with {@code INCRBY}, in the background:
- * the call that spent it does not wait. A replica knows the fleet's total from each reply, from the
- * message the replica whose addition crossed the budget publishes, and from a read each heartbeat;
- * costs added while Redis is unavailable are kept and added when it is back, so the day's total in
- * Redis is exact once every replica has sent what it holds.
+ * to that), that every replica adds each answer's cost to in the background: the call that spent
+ * it does not wait. Additions are numbered, so that one sent again after a lost reply is added once
+ * ({@code budget-add.lua}). A replica knows the fleet's total from each reply, from the message the
+ * replica whose addition crossed the budget publishes, and from a read each heartbeat; costs added
+ * while Redis is unavailable are kept and added when it is back, so the day's total in Redis is
+ * exact once every replica has sent what it holds.
  */
 public final class RedisSpendLedger implements SpendLedger {
+
+	private static final RedisScript<String> ADD = RedisScripts.load("budget-add", String.class);
 
 	private static final int SCALE = 10;
 
@@ -33,7 +41,15 @@ public final class RedisSpendLedger implements SpendLedger {
 
 	private long unsent;
 
-	private long sending;
+	/** Additions made and not yet acknowledged by Redis, oldest first: sent one at a time, in order. */
+	private final Deque<Addition> queued = new ArrayDeque<>();
+
+	private boolean sending;
+
+	private long additions;
+
+	private record Addition(LocalDate day, long number, long amount) {
+	}
 
 	/**
 	 * Create a ledger.
@@ -66,43 +82,48 @@ public final class RedisSpendLedger implements SpendLedger {
 	}
 
 	private BigDecimal spent() {
-		return BigDecimal.valueOf(this.fleetTotal + this.sending + this.unsent, SCALE).stripTrailingZeros();
+		long queuedToday = this.queued.stream().filter((each) -> each.day.equals(this.day)).mapToLong(Addition::amount).sum();
+		return BigDecimal.valueOf(this.fleetTotal + queuedToday + this.unsent, SCALE).stripTrailingZeros();
 	}
 
+	/** Send the oldest addition not yet acknowledged (making one of what is unsent if none is queued). */
 	private void send() {
-		LocalDate sentDay;
-		long amount;
+		Addition next;
 		synchronized (this) {
-			if (this.sending != 0 || this.unsent == 0 || this.day == null || !this.fleet.isAvailable()) {
+			if (this.sending || !this.fleet.isAvailable()) {
 				return;
 			}
-			sentDay = this.day;
-			amount = this.unsent;
-			this.sending = amount;
-			this.unsent = 0;
+			if (this.queued.isEmpty() && this.unsent != 0 && this.day != null) {
+				this.queued.add(new Addition(this.day, ++this.additions, this.unsent));
+				this.unsent = 0;
+			}
+			next = this.queued.peekFirst();
+			if (next == null) {
+				return;
+			}
+			this.sending = true;
 		}
-		String key = key(sentDay);
-		this.fleet.command(() -> this.fleet.redis().opsForValue().increment(key, amount)
-			.flatMap((total) -> this.fleet.redis().expire(key, RETENTION).thenReturn(total)))
-			.subscribe((total) -> {
-				boolean crossed = this.budget > 0 && total - amount < this.budget && total >= this.budget;
+		this.fleet.script(ADD, List.of(key(next.day)), next.amount, this.fleet.replica(), next.number,
+				RETENTION.toMillis())
+			.subscribe((reply) -> {
+				long total = Long.parseLong(reply);
 				synchronized (this) {
-					this.sending = 0;
-					if (sentDay.equals(this.day)) {
+					this.sending = false;
+					this.queued.remove(next);
+					if (next.day.equals(this.day)) {
 						this.fleetTotal = Math.max(this.fleetTotal, total);
 					}
 				}
-				if (crossed) {
-					this.fleet.command(() -> this.fleet.redis().convertAndSend(this.fleet.channel(),
-							"budget|" + sentDay + "|" + total)).subscribe(null, (error) -> { });
+				if (this.budget > 0 && total - next.amount < this.budget && total >= this.budget) {
+					this.fleet.command(() -> this.fleet.redis()
+						.convertAndSend(this.fleet.channel(), "budget|" + next.day + "|" + total))
+						.subscribe(null, (error) -> { });
 				}
 				send();
 			}, (error) -> {
 				synchronized (this) {
-					this.sending = 0;
-					if (sentDay.equals(this.day)) {
-						this.unsent += amount;
-					}
+					// kept, with its number, and sent again at the next heartbeat: added once whatever happened
+					this.sending = false;
 				}
 			});
 	}
@@ -131,7 +152,7 @@ public final class RedisSpendLedger implements SpendLedger {
 			return;
 		}
 		send();
-		this.fleet.command(() -> this.fleet.redis().opsForValue().get(key(today)))
+		this.fleet.command(() -> this.fleet.redis().<String, String>opsForHash().get(key(today), "total"))
 			.subscribe((total) -> heard(today, Long.parseLong(total)), (error) -> { });
 	}
 
@@ -139,15 +160,12 @@ public final class RedisSpendLedger implements SpendLedger {
 		if (today.equals(this.day)) {
 			return;
 		}
-		if (this.day != null && this.unsent != 0 && this.fleet.isAvailable()) {
-			String key = key(this.day);
-			long amount = this.unsent;
-			this.fleet.command(() -> this.fleet.redis().opsForValue().increment(key, amount)).subscribe(null, (e) -> { });
+		if (this.day != null && this.unsent != 0) {
+			this.queued.add(new Addition(this.day, ++this.additions, this.unsent));
 		}
 		this.day = today;
 		this.fleetTotal = 0;
 		this.unsent = 0;
-		this.sending = 0;
 	}
 
 	private String key(LocalDate day) {

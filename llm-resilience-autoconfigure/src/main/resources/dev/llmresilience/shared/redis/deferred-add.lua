@@ -5,10 +5,12 @@
 -- KEYS[1] the entry (hash: state, json), KEYS[2] the stream; ARGV[1] ticket, ARGV[2] the entry as
 -- JSON, ARGV[3] group, ARGV[4] this replica, ARGV[5] entry key prefix
 -- Returns {requests on the stream (the fleet's pending count), id, json} (id and json: the
--- request taken, if any)
-redis.call('HSET', KEYS[1], 'state', 'PENDING', 'json', ARGV[2])
-redis.call('PERSIST', KEYS[1])
-redis.call('XADD', KEYS[2], '*', 'ticket', ARGV[1])
+-- request taken, if any). Adding a request Redis has already (this replica sends it again after a
+-- lost reply) adds nothing.
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'state', 'PENDING', 'json', ARGV[2])
+  redis.call('XADD', KEYS[2], '*', 'ticket', ARGV[1])
+end
 local reply = {redis.call('XLEN', KEYS[2])}
 -- pcall: without the group (Redis restarted empty) the request waits on the stream until it is made
 local read = redis.pcall('XREADGROUP', 'GROUP', ARGV[3], ARGV[4], 'COUNT', 1, 'STREAMS', KEYS[2], '>')
