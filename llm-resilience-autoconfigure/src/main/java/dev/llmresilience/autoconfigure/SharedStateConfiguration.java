@@ -8,6 +8,7 @@ import dev.llmresilience.shared.BreakerTransitions;
 import dev.llmresilience.shared.SharedState;
 
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -25,14 +26,18 @@ class SharedStateConfiguration {
 
 	private static final String REDIS_CLASS = "org.springframework.data.redis.connection.ReactiveRedisConnectionFactory";
 
+	private static final String LETTUCE_CLASS = "io.lettuce.core.RedisClient";
+
 	@Bean
 	@ConditionalOnMissingBean
 	SharedState llmSharedState(SharedStateProperties properties, BeanFactory beanFactory) {
 		if (properties.getType() != SharedStateProperties.Type.REDIS) {
 			return SharedState.LOCAL;
 		}
-		if (!ClassUtils.isPresent(REDIS_CLASS, SharedStateConfiguration.class.getClassLoader())
-				|| !ClassUtils.isPresent("io.lettuce.core.RedisClient", SharedStateConfiguration.class.getClassLoader())) {
+		ClassLoader classLoader = (beanFactory instanceof ConfigurableBeanFactory configurable
+				&& configurable.getBeanClassLoader() != null) ? configurable.getBeanClassLoader()
+						: SharedStateConfiguration.class.getClassLoader();
+		if (!ClassUtils.isPresent(REDIS_CLASS, classLoader) || !ClassUtils.isPresent(LETTUCE_CLASS, classLoader)) {
 			throw new LlmConfigurationException("llm.shared-state.type",
 					"is redis, but Spring Data Redis with Lettuce is not on the classpath",
 					"Add org.springframework.boot:spring-boot-starter-data-redis-reactive to the application's dependencies, "
