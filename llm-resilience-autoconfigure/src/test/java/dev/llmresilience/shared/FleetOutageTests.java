@@ -113,6 +113,9 @@ class FleetOutageTests {
 			for (int i = 0; i < 4; i++) {
 				assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
 			}
+			for (ApplicationContext replica : replicas) {
+				await().atMost(Duration.ofSeconds(10)).until(() -> calls(replica) == 4);
+			}
 
 			this.redis.stop();
 			for (int i = 0; i < 20; i++) {
@@ -150,7 +153,8 @@ class FleetOutageTests {
 			await().atMost(Duration.ofSeconds(30)).until(() -> completed(replicas) == 1);
 			assertThat(state(b, ticket)).isEqualTo(DeferredResult.State.COMPLETED);
 			assertThat(state(a, ticket)).isEqualTo(DeferredResult.State.COMPLETED);
-			// calls made while Redis was down are counted in the fleet's window (those before were lost with its data)
+			// calls made while Redis was down, and since, are counted in the fleet's window (the 4 before were
+			// lost with Redis's data)
 			int made = 30 + this.flaky.requests();
 			for (ApplicationContext replica : replicas) {
 				await().atMost(Duration.ofSeconds(10)).until(() -> calls(replica) == made);

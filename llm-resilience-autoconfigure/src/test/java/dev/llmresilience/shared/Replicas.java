@@ -1,13 +1,16 @@
 package dev.llmresilience.shared;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmHealthContributorAutoConfiguration;
+import io.lettuce.core.resource.Delay;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.ClientResourcesBuilderCustomizer;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
@@ -15,8 +18,9 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * Replicas of one application, each its own application context with the starter's and Spring
- * Boot's Redis auto-configuration, sharing state on one real Redis. Heartbeats every 100 ms, and a
- * replica unheard for 1 s is taken for gone, so that the tests run in seconds.
+ * Boot's Redis auto-configuration, sharing state on one real Redis. Heartbeats every 100 ms, a
+ * replica unheard for 1 s is taken for gone, and Lettuce tries to reconnect every 100 ms, so that
+ * the tests run in seconds.
  */
 final class Replicas {
 
@@ -40,7 +44,10 @@ final class Replicas {
 					"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=1s",
 					"management.endpoints.web.exposure.include=llmbreakers", "llm.defaults.retry.initial-backoff=1ms",
 					"llm.defaults.retry.max-backoff=4ms")
-			.withPropertyValues(properties);
+			.withPropertyValues(properties)
+			// Lettuce waits up to 30 s between reconnection attempts by default; an application tunes it the same way
+			.withBean(ClientResourcesBuilderCustomizer.class,
+					() -> (builder) -> builder.reconnectDelay(Delay.constant(Duration.ofMillis(100))));
 	}
 
 	/** What a test does with its running replicas. */

@@ -1,18 +1,9 @@
 package dev.llmresilience.shared.redis;
 
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -21,8 +12,6 @@ import dev.llmresilience.shared.SharedStateStatus;
 import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -36,17 +25,17 @@ import org.springframework.data.redis.core.script.RedisScript;
  * heartbeat that tells the others this replica is alive and tells it whether Redis is reachable,
  * and one pub/sub channel for the fleet's messages.
  *
- * <p>Every command runs on this class's own thread with a short timeout: Lettuce connects
- * synchronously the first time a connection is used, and a call must never wait on that. A failed
- * command marks Redis unavailable (one WARN per outage); while it is, the parts that share state
- * send nothing and go on locally, and only the heartbeat tries Redis. When a heartbeat gets through
- * again, the pub/sub subscription is made anew and every part reconciles its state.
+ * <p>Every command is sent from this class's own thread with a short timeout: Lettuce connects
+ * synchronously the first time a connection is used, and a call must never wait on that. A command
+ * that times out or loses its connection has the {@link RedisHeartbeat} check Redis at once; a
+ * heartbeat that fails twice makes Redis unavailable (one WARN per outage). While it is, the parts
+ * that share state send nothing and go on locally, and only the heartbeat tries Redis. When a
+ * heartbeat gets through again, the pub/sub subscription is made anew and every part reconciles
+ * its state.
  */
 public final class RedisFleet implements SharedState, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisFleet.class);
-
-	private static final RedisScript<List> HEARTBEAT = RedisScripts.load("heartbeat", List.class);
 
 	private final ReactiveStringRedisTemplate redis;
 
@@ -59,22 +48,7 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 	/** Where commands are sent from: may block on Lettuce's first connect, which a call must never. */
 	private final Scheduler scheduler = thread("llm-shared-state");
 
-	/** Where the heartbeat runs: waits for its commands and for the parts' reconciliation. */
-	private final ScheduledExecutorService beatExecutor = Executors.newSingleThreadScheduledExecutor((task) -> {
-		Thread thread = new Thread(task, "llm-shared-state-heartbeat");
-		thread.setDaemon(true);
-		return thread;
-	});
-
-	private final AtomicBoolean checking = new AtomicBoolean();
-
-	private volatile int replicas = 1;
-
-	private final List<Supplier<Mono<?>>> reconcilers = new CopyOnWriteArrayList<>();
-
-	private final List<Runnable> heartbeatTasks = new CopyOnWriteArrayList<>();
-
-	private volatile @Nullable ScheduledFuture<?> heartbeats;
+	private final RedisHeartbeat heartbeat;
 
 	/**
 	 * Create the seat; {@link #start()} takes it.
@@ -87,6 +61,7 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 		this.settings = settings;
 		this.availability = new RedisAvailability(clock);
 		this.messages = new RedisMessages(connectionFactory, key("events"));
+		this.heartbeat = new RedisHeartbeat(this.redis, settings, key("replicas"), this.availability, this.messages);
 	}
 
 	/**
@@ -131,7 +106,7 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 	 * @return at least 1
 	 */
 	int replicas() {
-		return this.replicas;
+		return this.heartbeat.replicas();
 	}
 
 	/**
@@ -160,12 +135,7 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 				return;
 			}
 		}
-		if (isAvailable() && !this.checking.getAndSet(true)) {
-			this.beatExecutor.execute(() -> {
-				this.checking.set(false);
-				beat();
-			});
-		}
+		this.heartbeat.check();
 	}
 
 	/**
@@ -197,100 +167,28 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 	 * @param reconciler the part's reconciliation, done when its Mono completes
 	 */
 	void whenAvailable(Supplier<Mono<?>> reconciler) {
-		this.reconcilers.add(reconciler);
-		if (isAvailable()) {
-			this.beatExecutor.execute(() -> reconcile(List.of(reconciler)));
-		}
-	}
-
-	private void reconcile(List<Supplier<Mono<?>>> parts) {
-		try {
-			Flux.fromIterable(parts)
-				.flatMap((part) -> Mono.defer(part).onErrorResume((error) -> Mono.empty()))
-				.then()
-				.block(this.settings.timeout().multipliedBy(2));
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Reconciliation goes on in the background: " + ex);
-		}
+		this.heartbeat.whenAvailable(reconciler);
 	}
 
 	/**
-	 * Run a part's periodic task after each heartbeat that reached Redis, on this class's thread.
+	 * Run a part's periodic task after each heartbeat that reached Redis, on the heartbeat's thread.
 	 * @param task the task
 	 */
 	void everyHeartbeat(Runnable task) {
-		this.heartbeatTasks.add(task);
+		this.heartbeat.everyHeartbeat(task);
 	}
 
 	/**
-	 * Take the seat: a first heartbeat (waited for at most a few command timeouts, so that a
-	 * replica that starts with Redis reachable shares from its first call), then one each
-	 * {@code heartbeat}.
+	 * Take the seat: a first heartbeat (waited for a few seconds at most, so that a replica that
+	 * starts with Redis reachable shares from its first call), then one each {@code heartbeat}.
 	 */
 	public void start() {
-		Future<?> first = this.beatExecutor.submit(this::beat);
-		try {
-			// the first connection starts Lettuce's event loops: more than a command's timeout
-			first.get(this.settings.timeout().multipliedBy(4).plusSeconds(2).toMillis(), TimeUnit.MILLISECONDS);
-		}
-		catch (ExecutionException | TimeoutException ex) {
-			logger.debug("The first heartbeat is still under way: " + ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-		long period = this.settings.heartbeat().toMillis();
-		this.heartbeats = this.beatExecutor.scheduleWithFixedDelay(this::beat, period, period, TimeUnit.MILLISECONDS);
-	}
-
-	private void beat() {
-		try {
-			List<?> reply = heartbeat();
-			this.replicas = (reply != null) ? Math.max(1, ((Number) reply.get(1)).intValue()) : 1;
-			boolean unknown = reply != null && ((Number) reply.get(2)).intValue() == 1;
-			boolean resumed = this.availability.up("Sharing LLM state on Redis under '" + this.settings.keyPrefix()
-					+ "' as replica '" + replica() + "' (" + this.replicas + " replica(s) alive)");
-			if (unknown && !resumed) {
-				logger.warn("Redis no longer knew replica '" + replica() + "' (restarted without its data, or the "
-						+ "others took this replica for gone): reconciling this replica's state with the fleet's");
-			}
-			if (resumed || unknown) {
-				this.messages.subscribe(this.settings.timeout(), this.availability::down);
-				reconcile(this.reconcilers);
-			}
-		}
-		catch (RuntimeException ex) {
-			this.availability.down(ex);
-			return;
-		}
-		this.heartbeatTasks.forEach(RedisFleet::run);
-	}
-
-	/** One heartbeat, tried a second time at once before Redis is taken to be unavailable. */
-	private @Nullable List<?> heartbeat() {
-		List<String> args = List.of(replica(), String.valueOf(this.settings.replicaTimeout().toMillis()));
-		try {
-			return this.redis.execute(HEARTBEAT, List.of(key("replicas")), args).next().block(this.settings.timeout());
-		}
-		catch (RuntimeException first) {
-			logger.debug("A heartbeat failed, trying again: " + first);
-			return this.redis.execute(HEARTBEAT, List.of(key("replicas")), args).next().block(this.settings.timeout());
-		}
-	}
-
-	private static void run(Runnable task) {
-		try {
-			task.run();
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Shared LLM state task failed: " + ex, ex);
-		}
+		this.heartbeat.start();
 	}
 
 	@Override
 	public SharedStateStatus status() {
-		return new SharedStateStatus("redis", isAvailable(), replica(), this.replicas,
+		return new SharedStateStatus("redis", isAvailable(), replica(), replicas(),
 				this.availability.unavailableSince(), this.availability.problem());
 	}
 
@@ -300,10 +198,7 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		ScheduledFuture<?> beats = this.heartbeats;
-		if (beats != null) {
-			beats.cancel(false);
-		}
+		this.heartbeat.stop();
 		this.messages.close();
 		if (isAvailable()) {
 			try {
@@ -313,7 +208,6 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 				logger.debug("Could not mark replica '" + replica() + "' gone: " + ex);
 			}
 		}
-		this.beatExecutor.shutdown();
 		this.scheduler.dispose();
 	}
 
