@@ -88,6 +88,85 @@ class FleetBreakerTests {
 	}
 
 	@Test
+	void oneReplicaProbesForTheFleetAndEveryReplicaClosesWhenItsProbesSucceed() throws Exception {
+		// each replica reaches the provider through a server of its own, so that each one's calls can be told apart
+		List<SwitchableProvider> views = List.of(new SwitchableProvider(), new SwitchableProvider(), new SwitchableProvider());
+		List<org.springframework.boot.test.context.runner.ApplicationContextRunner> runners = new ArrayList<>();
+		for (int i = 0; i < 3; i++) {
+			runners.add(Replicas.replica(this.redis, "r" + i, "llm.endpoints.primary.base-url=" + views.get(i).baseUrl(),
+					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
+					"llm.defaults.circuit-breaker.wait-duration-in-open-state=300ms"));
+		}
+		Replicas.run(runners, (replicas) -> {
+			List<List<CircuitBreaker.State>> seen = new ArrayList<>();
+			for (ApplicationContext replica : replicas) {
+				List<CircuitBreaker.State> states = new java.util.concurrent.CopyOnWriteArrayList<>();
+				endpoint(replica, "primary").circuitBreaker().getEventPublisher()
+					.onStateTransition((event) -> states.add(event.getStateTransition().getToState()));
+				seen.add(states);
+			}
+			for (int i = 0; i < 60 && !allOpen(replicas); i++) {
+				chat(replicas.get(i % 3));
+			}
+			await().atMost(Duration.ofSeconds(5)).until(() -> allOpen(replicas));
+			int[] atOpen = views.stream().mapToInt(SwitchableProvider::requests).toArray();
+			// three rounds of failed probes, all the fleet's traffic going on meanwhile
+			long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+			for (int i = 0; System.nanoTime() < deadline && seen.stream().noneMatch((states) -> reopens(states) >= 3); i++) {
+				chat(replicas.get(i % 3));
+			}
+			List<Integer> probers = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				if (seen.get(i).contains(CircuitBreaker.State.HALF_OPEN)) {
+					probers.add(i);
+				}
+			}
+			assertThat(probers).as("replicas that ran a half-open phase").hasSize(1);
+			int leader = probers.get(0);
+			assertThat(reopens(seen.get(leader))).isEqualTo(3);
+			for (int i = 0; i < 3; i++) {
+				int sinceOpen = views.get(i).requests() - atOpen[i];
+				if (i == leader) {
+					assertThat(sinceOpen).as("the leader's probes").isBetween(3, 9);
+				}
+				else {
+					assertThat(sinceOpen).as("calls of follower r" + i + " since the fleet opened").isZero();
+				}
+			}
+
+			views.forEach(SwitchableProvider::heal);
+			deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+			for (int i = 0; System.nanoTime() < deadline && !allClosed(replicas); i++) {
+				chat(replicas.get(leader));
+			}
+			await().atMost(Duration.ofSeconds(5)).until(() -> allClosed(replicas));
+			for (int i = 0; i < 3; i++) {
+				if (i != leader) {
+					assertThat(views.get(i).requests()).as("follower r" + i + " closed without probing").isEqualTo(atOpen[i]);
+					assertThat(seen.get(i)).doesNotContain(CircuitBreaker.State.HALF_OPEN);
+				}
+				assertThat(chat(replicas.get(i)).tier()).isEqualTo(Tier.PRIMARY);
+			}
+		});
+		views.forEach(SwitchableProvider::close);
+	}
+
+	private static long reopens(List<CircuitBreaker.State> states) {
+		long reopens = 0;
+		for (int i = 1; i < states.size(); i++) {
+			if (states.get(i - 1) == CircuitBreaker.State.HALF_OPEN && states.get(i) == CircuitBreaker.State.OPEN) {
+				reopens++;
+			}
+		}
+		return reopens;
+	}
+
+	private static boolean allClosed(List<? extends ApplicationContext> replicas) {
+		return replicas.stream()
+			.allMatch((replica) -> endpoint(replica, "primary").circuitBreaker().getState() == CircuitBreaker.State.CLOSED);
+	}
+
+	@Test
 	void oneReplicasOwnFailuresDoNotTakeTheProviderFromTheOthers() {
 		// replica a cannot reach the provider (its own network fault); b and c can. Each call of a is
 		// retried (3 attempts), so a sends three failures for each success of the others: more than

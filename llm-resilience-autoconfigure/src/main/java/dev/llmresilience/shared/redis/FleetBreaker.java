@@ -19,8 +19,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * One endpoint's breaker in the fleet. Its recorded outcomes (Resilience4j's success and error
  * events, while CLOSED) are sent in batches to the fleet's window, where {@code breaker-record.lua}
  * decides; an open decided there is applied here at once from the script's reply and on the other
- * replicas from the channel. The local breaker goes on deciding on its own window too, and runs
- * its own half-open phase after the wait: the fleet's OPEN lasts one {@code wait-duration-in-open-state}.
+ * replicas from the channel, and one replica probes for all ({@link FleetProbes}). The local
+ * breaker goes on deciding on its own window too.
  */
 final class FleetBreaker {
 
@@ -38,6 +38,8 @@ final class FleetBreaker {
 
 	private final List<String> keys;
 
+	private final FleetProbes probes;
+
 	private final StringBuilder unsentOutcomes = new StringBuilder();
 
 	private boolean sending;
@@ -54,6 +56,7 @@ final class FleetBreaker {
 		this.breaker = endpoint.circuitBreaker();
 		this.keys = List.of(fleet.key("breaker:" + endpoint.name() + ":window"),
 				fleet.key("breaker:" + endpoint.name() + ":state"));
+		this.probes = new FleetProbes(fleet, endpoint, this.keys);
 		this.breaker.getEventPublisher().onSuccess((event) -> record('0')).onError((event) -> record('1'));
 	}
 
@@ -85,11 +88,10 @@ final class FleetBreaker {
 		CircuitBreakerConfig config = this.breaker.getCircuitBreakerConfig();
 		this.fleet
 			.script(RECORD, this.keys, this.fleet.replica(), outcomes, config.getSlidingWindowSize(),
-					config.getMinimumNumberOfCalls(), config.getFailureRateThreshold(),
-					this.endpoint.settings().circuitBreaker().waitDurationInOpenState().toMillis(), this.fleet.channel(),
-					this.endpoint.name())
+					config.getMinimumNumberOfCalls(), config.getFailureRateThreshold(), this.probes.fleetOpenTime().toMillis(),
+					this.fleet.channel(), this.endpoint.name())
 			.subscribe((reply) -> {
-				apply(String.valueOf(reply.get(0)));
+				apply(String.valueOf(reply.get(0)), "");
 				send();
 			}, (error) -> {
 				synchronized (this) {
@@ -102,22 +104,21 @@ final class FleetBreaker {
 
 	/**
 	 * Apply a state the fleet decided (from a script's reply or the channel).
-	 * @param state OPENED or OPEN, FORCED_OPEN, DISABLED, CLOSED, RESET, or COUNTED (nothing decided)
+	 * @param state OPENED (these outcomes opened it) or OPEN, REOPENED, RECOVERED, FORCED_OPEN,
+	 * DISABLED, CLOSED, RESET, or COUNTED (nothing decided)
+	 * @param by the replica that decided it, or empty when unknown
 	 */
-	void apply(String state) {
-		CircuitBreaker.State now = this.breaker.getState();
+	void apply(String state, String by) {
 		try {
 			switch (state) {
-				case "OPENED", "OPEN" -> {
-					if (now == CircuitBreaker.State.CLOSED || now == CircuitBreaker.State.HALF_OPEN) {
-						logger.info("LLM endpoint '" + this.endpoint.name() + "': the fleet's outcomes open its breaker");
-						this.breaker.transitionToOpenState();
-					}
-				}
+				case "OPENED" -> this.probes.opened(true);
+				case "OPEN" -> this.probes.opened(false);
+				case "REOPENED" -> this.probes.reopened(by);
+				case "RECOVERED" -> this.probes.recovered();
 				case "FORCED_OPEN", "DISABLED", "CLOSED", "RESET" -> {
 					ManualState manual = ManualState.valueOf(state);
 					this.held = holds(manual) ? manual : null;
-					if (!matches(now, manual)) {
+					if (!matches(this.breaker.getState(), manual)) {
 						BreakerTransitions.apply(this.endpoint, manual);
 					}
 				}
@@ -168,15 +169,20 @@ final class FleetBreaker {
 		if (mine != null) {
 			return push(mine);
 		}
-		return this.fleet.command(() -> this.fleet.redis().<String, String>opsForHash().get(this.keys.get(1), "state"))
-			.defaultIfEmpty("")
-			.flatMap((state) -> {
+		return this.fleet
+			.command(() -> this.fleet.redis().<String, String>opsForHash().multiGet(this.keys.get(1), List.of("state", "by")))
+			.flatMap((fields) -> {
+				String state = (fields.get(0) != null) ? fields.get(0) : "";
+				String by = (fields.get(1) != null) ? fields.get(1) : "";
 				ManualState kept = this.held;
 				if (state.isEmpty()) {
 					return (kept != null) ? push(kept) : Mono.empty();
 				}
-				if (!state.equals("CLOSED") || kept != null) {
-					apply(state);
+				if (state.equals("OPEN")) {
+					apply(by.equals(this.fleet.replica()) ? "OPENED" : "OPEN", by);
+				}
+				else if (!state.equals("CLOSED") || kept != null) {
+					apply(state, by);
 				}
 				return Mono.empty();
 			});

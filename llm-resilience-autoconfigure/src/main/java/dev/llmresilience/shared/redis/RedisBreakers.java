@@ -56,7 +56,7 @@ public final class RedisBreakers implements BreakerTransitions {
 		}
 		FleetBreaker breaker = this.breakers.get(parts[2]);
 		if (breaker != null) {
-			breaker.apply(parts[0]);
+			breaker.apply(parts[0], parts[1]);
 		}
 	}
 

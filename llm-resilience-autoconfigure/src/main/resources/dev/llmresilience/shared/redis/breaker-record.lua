@@ -7,7 +7,8 @@
 --      (the provider answers that replica, so the others' failures are theirs).
 -- KEYS[1] the window (list of '<0|1><replica>', newest first), KEYS[2] the fleet state (hash)
 -- ARGV[1] replica, ARGV[2] outcomes ('0' success, '1' failure, oldest first), ARGV[3] window size,
--- ARGV[4] minimum calls, ARGV[5] threshold (percent), ARGV[6] wait in open state (ms),
+-- ARGV[4] minimum calls, ARGV[5] threshold (percent), ARGV[6] how long the fleet's OPEN lasts
+-- (ms: two waits in open state, the replica that decided it runs the half-open phase after one),
 -- ARGV[7] channel, ARGV[8] endpoint
 -- Returns {'OPENED'} when these outcomes opened it, {state} when the fleet already holds one
 -- (OPEN, FORCED_OPEN, DISABLED: the outcomes are not counted), else {'COUNTED', why}.
