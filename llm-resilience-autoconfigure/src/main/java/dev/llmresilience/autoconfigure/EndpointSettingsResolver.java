@@ -129,10 +129,11 @@ final class EndpointSettingsResolver {
 				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
 				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
 				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
-				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(30)),
+				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(10)),
 				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
-				circuitBreaker(layers), retry(layers), bulkhead(layers));
+				circuitBreaker(layers), retry(layers), bulkhead(layers),
+				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming, Boolean.TRUE));
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
@@ -157,7 +158,8 @@ final class EndpointSettingsResolver {
 				layers.positive("circuit-breaker.wait-duration-in-open-state", (p) -> p.getCircuitBreaker().getWaitDurationInOpenState(), Duration.ofSeconds(30)),
 				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 3, 1),
 				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold(), Duration.ofSeconds(60)),
-				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f));
+				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f),
+				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe(), EndpointSettings.Probe.SYNTHETIC));
 	}
 
 	private static EndpointSettings.RetrySettings retry(Layers layers) {

@@ -85,7 +85,7 @@ public final class LlmAutoConfiguration {
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
 			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
-			ObjectProvider<LlmClientFactory> clientFactories) {
+			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard) {
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		OpenAiClientFactory openAi = new OpenAiClientFactory(classifier,
 				() -> webClientBuilder.getIfAvailable(WebClient::builder).clone());
@@ -94,7 +94,8 @@ public final class LlmAutoConfiguration {
 		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties, protocols.keySet());
 		List<EndpointSettings> settings = resolver.endpoints();
 		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
-				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble());
+				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble(),
+				guard.getIfAvailable(CallVolumeGuard::off));
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {

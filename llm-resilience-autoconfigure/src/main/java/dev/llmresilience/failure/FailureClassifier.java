@@ -229,6 +229,9 @@ public final class FailureClassifier {
 		if (!outcomeOf(error).isRetryable()) {
 			return false;
 		}
+		if (error instanceof LlmUpstreamException upstream && upstream.noRetry() != null) {
+			return false;
+		}
 		Duration retryAfter = (error instanceof LlmUpstreamException upstream) ? upstream.retryAfter() : null;
 		return retryAfter == null || retryAfter.compareTo(maxRetryAfter) <= 0;
 	}

@@ -2,6 +2,7 @@ package dev.llmresilience.protocol;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -10,9 +11,12 @@ import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
+import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.ProviderError;
 import dev.llmresilience.failure.Redaction;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -40,6 +44,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private static final int SHORTEST_SECRET = 8;
 
+	private static final Log logger = LogFactory.getLog(OpenAiChatClient.class);
+
 	private final ClientSettings settings;
 
 	private final WebClient webClient;
@@ -52,6 +58,10 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private volatile Runnable onClose = () -> {
 	};
+
+	private volatile boolean streams = true;
+
+	private volatile boolean streamOptions = true;
 
 	/**
 	 * Create a client.
@@ -104,26 +114,67 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			.uri("/chat/completions")
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false)))
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false, false)))
 			.exchangeToMono(this::read));
 	}
 
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
+		if (!this.streams) {
+			return chat(request).map(OpenAiChatClient::asDelta).flux();
+		}
+		boolean withOptions = this.streamOptions;
+		return send(request, withOptions).onErrorResume((error) -> this.streams && refusedStreaming(error), (error) -> {
+			// Some OpenAI-compatible servers reject stream_options, or streaming, with a 400: a call sent
+			// upstream as a stream must still work against them, so drop what they refuse, for good.
+			if (withOptions && mentions(error, "stream_options")) {
+				this.streamOptions = false;
+				logger.info("Endpoint '" + this.settings.name() + "' refuses stream_options: streaming without it "
+						+ "(no token counts on streamed answers)");
+				return send(request, false);
+			}
+			this.streams = false;
+			logger.warn("Endpoint '" + this.settings.name() + "' refuses streamed requests: sending them as plain "
+					+ "requests from now on (set its upstream-streaming: false to say so; first-token-timeout then "
+					+ "cannot bound its calls)");
+			return chat(request).map(OpenAiChatClient::asDelta).flux();
+		});
+	}
+
+	@Override
+	public boolean supportsStreaming() {
+		return true;
+	}
+
+	private Flux<CompletionDelta> send(ChatRequest request, boolean withOptions) {
 		return Flux.defer(() -> this.webClient.post()
 			.uri("/chat/completions")
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true)))
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true, withOptions)))
 			.exchangeToFlux(this::readStream));
+	}
+
+	private static boolean refusedStreaming(Throwable error) {
+		if (!(error instanceof LlmInvalidRequestException invalid) || invalid.status() != 400) {
+			return false;
+		}
+		String message = String.valueOf(invalid.getMessage()).toLowerCase(Locale.ROOT);
+		return message.contains("stream_options") || (message.contains("stream") && (message.contains("not supported")
+				|| message.contains("unsupported") || message.contains("unrecognized") || message.contains("unknown")));
+	}
+
+	private static boolean mentions(Throwable error, String word) {
+		return String.valueOf(error.getMessage()).contains(word);
 	}
 
 	private Flux<CompletionDelta> readStream(ClientResponse response) {
 		HttpHeaders headers = response.headers().asHttpHeaders();
 		MediaType type = headers.getContentType();
-		boolean eventStream = type == null || MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
+		boolean eventStream = type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
 		if (!response.statusCode().is2xxSuccessful() || !eventStream) {
-			// An error status, or a provider that ignored "stream": read the body whole, exactly like chat.
+			// An error status, or a provider that ignored "stream" (a JSON body, or one with no content
+			// type at all): read the body whole, exactly like chat.
 			return read(response).map(OpenAiChatClient::asDelta).flux();
 		}
 		return new OpenAiStreamReader(this.settings.name(), this.mapper, this.classifier,
@@ -141,13 +192,14 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 				completion.model());
 	}
 
-	private OpenAiChatRequest toWire(ChatRequest request, boolean stream) {
+	private OpenAiChatRequest toWire(ChatRequest request, boolean stream, boolean withOptions) {
 		List<OpenAiChatRequest.Message> messages = request.messages()
 			.stream()
 			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
 			.toList();
 		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(),
-				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
+				stream ? Boolean.TRUE : null, withOptions ? new OpenAiChatRequest.StreamOptions(true) : null,
+				request.extra());
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
