@@ -20,6 +20,7 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -150,7 +151,12 @@ final class EndpointAttempt {
 			.concatWith(Flux.defer(this::end))
 			.doOnComplete(() -> finish(this.outcome, null))
 			.doOnError((error) -> finish(FailureClassifier.outcomeOf(error), error))
-			.doOnCancel(this::cancel);
+			// after the cancel has reached the upstream call: the call has stopped before its permits are free
+			.doFinally((signal) -> {
+				if (signal == SignalType.CANCEL) {
+					cancel();
+				}
+			});
 	}
 
 	/**
