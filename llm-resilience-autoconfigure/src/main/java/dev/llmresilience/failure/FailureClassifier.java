@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
@@ -31,6 +32,9 @@ public final class FailureClassifier {
 	private static final String CONTENT_FILTER = "content_filter";
 
 	private static final String CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded";
+
+	// The order the SDKs read them in: openai-python and Azure's azure-core RetryPolicy.
+	private static final List<String> MILLISECOND_HEADERS = List.of("retry-after-ms", "x-ms-retry-after-ms");
 
 	private final Clock clock;
 
@@ -191,8 +195,18 @@ public final class FailureClassifier {
 	 * @return a {@link Outcome#CONNECTION_FAILED} failure
 	 */
 	public LlmUpstreamException truncatedStream(String endpoint) {
+		return truncatedStream(endpoint, "[DONE]");
+	}
+
+	/**
+	 * The failure of a stream whose body ended before the event that ends the protocol's streams.
+	 * @param endpoint the endpoint's name
+	 * @param end the event that should have ended it, e.g. {@code message_stop}
+	 * @return a {@link Outcome#CONNECTION_FAILED} failure
+	 */
+	public LlmUpstreamException truncatedStream(String endpoint, String end) {
 		return upstream(endpoint, Outcome.CONNECTION_FAILED, 200,
-				"The stream ended before [DONE] and without a finish reason");
+				"The stream ended before " + end + " and without a finish reason");
 	}
 
 	/**
@@ -243,19 +257,22 @@ public final class FailureClassifier {
 	}
 
 	/**
-	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI), else {@code Retry-After} in
-	 * seconds or as an HTTP date.
+	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI, Azure OpenAI), else
+	 * {@code x-ms-retry-after-ms} (Azure), else {@code Retry-After} (every provider, Anthropic
+	 * included) in seconds or as an HTTP date.
 	 * @param headers the response headers
 	 * @return the wait, or {@code null} when there is none that can be read
 	 */
 	public @Nullable Duration retryAfter(HttpHeaders headers) {
-		String millis = headers.getFirst("retry-after-ms");
-		if (millis != null) {
-			try {
-				return Duration.ofMillis(Math.max(0, (long) Double.parseDouble(millis.trim())));
-			}
-			catch (NumberFormatException ex) {
-				// fall through to Retry-After
+		for (String name : MILLISECOND_HEADERS) {
+			String millis = headers.getFirst(name);
+			if (millis != null) {
+				try {
+					return Duration.ofMillis(Math.max(0, (long) Double.parseDouble(millis.trim())));
+				}
+				catch (NumberFormatException ex) {
+					// fall through to the next header
+				}
 			}
 		}
 		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);

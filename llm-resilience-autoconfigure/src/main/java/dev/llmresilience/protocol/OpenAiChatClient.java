@@ -6,7 +6,6 @@ import java.util.List;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCall;
-import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
@@ -28,7 +27,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * An OpenAI-compatible chat-completions client for one endpoint (OpenAI, Azure OpenAI's v1 API,
- * DeepSeek, OpenRouter, Ollama, vLLM, ...). One subscription makes one HTTP call; the response is
+ * DeepSeek, OpenRouter, Ollama, vLLM, ...; with an {@link OpenAiDialect}, Azure OpenAI's deployment
+ * API too). One subscription makes one HTTP call; the response is
  * read whole (up to the endpoint's {@code max-response-size}) and handed to the
  * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
  * read event by event with Spring's server-sent-event decoder.
@@ -38,8 +38,6 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
 
-	private static final int SHORTEST_SECRET = 8;
-
 	private final ClientSettings settings;
 
 	private final WebClient webClient;
@@ -47,6 +45,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	private final JsonMapper mapper;
 
 	private final FailureClassifier classifier;
+
+	private final OpenAiDialect dialect;
 
 	private final List<String> secrets;
 
@@ -62,29 +62,25 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	 */
 	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
 			FailureClassifier classifier) {
+		this(settings, webClient, mapper, classifier, OpenAiDialect.OPENAI);
+	}
+
+	/**
+	 * Create a client for a variant of the OpenAI format.
+	 * @param settings the endpoint's settings
+	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
+	 * @param mapper the mapper for the wire format
+	 * @param classifier the classifier
+	 * @param dialect where requests go and what their body carries
+	 */
+	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
+			FailureClassifier classifier, OpenAiDialect dialect) {
 		this.settings = settings;
 		this.webClient = webClient;
 		this.mapper = mapper;
 		this.classifier = classifier;
-		this.secrets = secrets(settings);
-	}
-
-	/**
-	 * What a provider's message must not repeat: the key and the header values (an organization or
-	 * project id, an Azure {@code api-key}). Values shorter than {@value #SHORTEST_SECRET} characters
-	 * are no secrets, and redacting them would garble the message (a version such as {@code v1}).
-	 */
-	private static List<String> secrets(ClientSettings settings) {
-		List<String> secrets = new ArrayList<>();
-		if (settings.apiKey().reveal() != null) {
-			secrets.add(settings.apiKey().reveal());
-		}
-		settings.headers()
-			.values()
-			.stream()
-			.filter((value) -> value.length() >= SHORTEST_SECRET)
-			.forEach(secrets::add);
-		return List.copyOf(secrets);
+		this.dialect = dialect;
+		this.secrets = settings.secrets();
 	}
 
 	OpenAiChatClient onClose(Runnable onClose) {
@@ -101,7 +97,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	@Override
 	public Mono<Completion> chat(ChatRequest request) {
 		return Mono.defer(() -> this.webClient.post()
-			.uri("/chat/completions")
+			.uri(this.dialect.path())
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false)))
@@ -111,7 +107,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
 		return Flux.defer(() -> this.webClient.post()
-			.uri("/chat/completions")
+			.uri(this.dialect.path())
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true)))
@@ -119,26 +115,13 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	}
 
 	private Flux<CompletionDelta> readStream(ClientResponse response) {
-		HttpHeaders headers = response.headers().asHttpHeaders();
-		MediaType type = headers.getContentType();
-		boolean eventStream = type == null || MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
-		if (!response.statusCode().is2xxSuccessful() || !eventStream) {
+		if (!UpstreamHttp.isEventStream(response)) {
 			// An error status, or a provider that ignored "stream": read the body whole, exactly like chat.
-			return read(response).map(OpenAiChatClient::asDelta).flux();
+			return read(response).map(CompletionDelta::of).flux();
 		}
 		return new OpenAiStreamReader(this.settings.name(), this.mapper, this.classifier,
 				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY))
 			.read(response.bodyToFlux(EVENTS));
-	}
-
-	private static CompletionDelta asDelta(Completion completion) {
-		List<ToolCallDelta> calls = new ArrayList<>();
-		for (int i = 0; i < completion.toolCalls().size(); i++) {
-			ToolCall call = completion.toolCalls().get(i);
-			calls.add(new ToolCallDelta(i, call.id(), call.name(), call.arguments()));
-		}
-		return new CompletionDelta(completion.content(), calls, completion.finishReason(), completion.usage(),
-				completion.model());
 	}
 
 	private OpenAiChatRequest toWire(ChatRequest request, boolean stream) {
@@ -146,8 +129,10 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			.stream()
 			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
 			.toList();
-		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(),
-				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
+		boolean streamUsage = stream && this.dialect.streamUsage();
+		return new OpenAiChatRequest(this.dialect.sendsModel() ? this.settings.model() : null, messages,
+				request.temperature(), request.maxTokens(), stream ? Boolean.TRUE : null,
+				streamUsage ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
@@ -243,6 +228,5 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	private LlmUpstreamException malformed(String message) {
 		return new LlmUpstreamException(this.settings.name(), Outcome.MALFORMED_RESPONSE, 200, null, message, null);
 	}
-
 
 }
