@@ -54,7 +54,7 @@ final class ProtocolSettings {
 							+ prefix + "deployment.");
 		}
 		if (AnthropicClientFactory.PROTOCOL.equals(protocol)) {
-			return new Values(anthropicVersion(prefix, endpoint.getAnthropicVersion()), null, null);
+			return new Values(anthropicVersion(prefix + "anthropic-version", endpoint.getAnthropicVersion()), null, null);
 		}
 		if (AzureOpenAiClientFactory.PROTOCOL.equals(protocol)) {
 			azureBaseUrl(prefix + "base-url", baseUrl);
