@@ -4,12 +4,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 import dev.llmresilience.chat.Outcome;
@@ -33,8 +27,6 @@ public final class FailureClassifier {
 
 	private static final String CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded";
 
-	// The order the SDKs read them in: openai-python and Azure's azure-core RetryPolicy.
-	private static final List<String> MILLISECOND_HEADERS = List.of("retry-after-ms", "x-ms-retry-after-ms");
 
 	private final Clock clock;
 
@@ -264,35 +256,7 @@ public final class FailureClassifier {
 	 * @return the wait, or {@code null} when there is none that can be read
 	 */
 	public @Nullable Duration retryAfter(HttpHeaders headers) {
-		for (String name : MILLISECOND_HEADERS) {
-			String millis = headers.getFirst(name);
-			if (millis != null) {
-				try {
-					return Duration.ofMillis(Math.max(0, (long) Double.parseDouble(millis.trim())));
-				}
-				catch (NumberFormatException ex) {
-					// fall through to the next header
-				}
-			}
-		}
-		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
-		if (value == null || value.isBlank()) {
-			return null;
-		}
-		try {
-			return Duration.ofMillis(Math.max(0, (long) (Double.parseDouble(value.trim()) * 1000)));
-		}
-		catch (NumberFormatException ex) {
-			try {
-				Instant at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME.withLocale(Locale.US))
-					.toInstant();
-				Duration wait = Duration.between(this.clock.instant(), at);
-				return wait.isNegative() ? Duration.ZERO : wait;
-			}
-			catch (DateTimeParseException notADate) {
-				return null;
-			}
-		}
+		return RetryAfter.of(headers, this.clock);
 	}
 
 	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.llmresilience.chat.ChatRequest;
-import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
@@ -15,7 +14,6 @@ import dev.llmresilience.failure.Redaction;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -119,7 +117,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			// An error status, or a provider that ignored "stream": read the body whole, exactly like chat.
 			return read(response).map(CompletionDelta::of).flux();
 		}
-		return new OpenAiStreamReader(this.settings.name(), this.mapper, this.classifier,
+		return new OpenAiStreamReader(this.settings.name(), this.classifier,
 				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY))
 			.read(response.bodyToFlux(EVENTS));
 	}
@@ -146,7 +144,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		if (status < 200 || status >= 300) {
 			throw this.classifier.classifyStatus(name, status, headers, readError(body));
 		}
-		OpenAiChatCompletion completion = parse(body);
+		OpenAiChatCompletion completion = WireJson.answer(name, body, OpenAiChatCompletion.class);
 		if (completion.error() != null && (completion.choices() == null || completion.choices().isEmpty())) {
 			throw classifyErrorBody(completion.error(), headers);
 		}
@@ -166,30 +164,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null);
 	}
 
-	private OpenAiChatCompletion parse(String body) {
-		try {
-			OpenAiChatCompletion completion = this.mapper.readValue(body, OpenAiChatCompletion.class);
-			if (completion == null) {
-				throw malformed("The response body is empty");
-			}
-			return completion;
-		}
-		catch (JacksonException ex) {
-			throw malformed(body.isBlank() ? "The response body is empty" : "The response body is not valid JSON");
-		}
-	}
-
 	private @Nullable ProviderError readError(String body) {
-		if (body.isBlank()) {
-			return null;
-		}
-		try {
-			OpenAiChatCompletion parsed = this.mapper.readValue(body, OpenAiChatCompletion.class);
-			return (parsed != null && parsed.error() != null) ? providerError(parsed.error()) : null;
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
+		OpenAiChatCompletion parsed = WireJson.readOrNull(body, OpenAiChatCompletion.class);
+		return (parsed != null && parsed.error() != null) ? providerError(parsed.error()) : null;
 	}
 
 	// An error object on HTTP 200 (a body, or an event of a stream) is classified as the status its code names.
@@ -223,10 +200,6 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			}
 		}
 		return calls;
-	}
-
-	private LlmUpstreamException malformed(String message) {
-		return new LlmUpstreamException(this.settings.name(), Outcome.MALFORMED_RESPONSE, 200, null, message, null);
 	}
 
 }

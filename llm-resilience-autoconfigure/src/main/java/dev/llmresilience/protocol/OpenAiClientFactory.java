@@ -70,7 +70,7 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 			BiConsumer<HttpHeaders, String> credentials) {
 		ConnectionProvider pool = UpstreamHttp.connectionProvider(settings);
 		WebClient webClient = UpstreamHttp.webClient(settings, this.builders.get(), pool, credentials);
-		return new OpenAiChatClient(settings, webClient, UpstreamHttp.mapper(), this.classifier, dialect)
+		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.classifier, dialect)
 			.onClose(pool::dispose);
 	}
 
@@ -83,7 +83,7 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	 */
 	public OpenAiChatClient create(ClientSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
 		WebClient webClient = UpstreamHttp.webClient(settings, builder, connections, OpenAiClientFactory::bearer);
-		return new OpenAiChatClient(settings, webClient, UpstreamHttp.mapper(), this.classifier);
+		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.classifier);
 	}
 
 	/**

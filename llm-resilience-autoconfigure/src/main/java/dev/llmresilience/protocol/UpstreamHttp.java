@@ -5,8 +5,6 @@ import java.util.function.BiConsumer;
 import io.netty.channel.ChannelOption;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
@@ -23,20 +21,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 public final class UpstreamHttp {
 
-	private static final JsonMapper MAPPER = JsonMapper.builder()
-		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-		.disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-		.build();
-
 	private UpstreamHttp() {
-	}
-
-	/**
-	 * A mapper for wire formats: unknown fields, which providers add all the time, are ignored.
-	 * @return the mapper
-	 */
-	public static JsonMapper mapper() {
-		return MAPPER;
 	}
 
 	/**

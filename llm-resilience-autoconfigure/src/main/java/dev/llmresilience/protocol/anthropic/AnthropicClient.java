@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.llmresilience.chat.ChatRequest;
-import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
@@ -14,10 +13,9 @@ import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.UpstreamHttp;
-import org.jspecify.annotations.Nullable;
+import dev.llmresilience.protocol.WireJson;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -61,7 +59,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 	public AnthropicClient(ClientSettings settings, WebClient webClient, FailureClassifier classifier, Runnable onClose) {
 		this.settings = settings;
 		this.webClient = webClient;
-		this.mapper = UpstreamHttp.mapper();
+		this.mapper = WireJson.mapper();
 		this.classifier = classifier;
 		this.errors = new AnthropicErrors(settings.name(), classifier, settings.secrets());
 		this.onClose = onClose;
@@ -102,7 +100,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			// An error status, or a server that answered with the whole message: read it like chat.
 			return read(response).map(CompletionDelta::of).flux();
 		}
-		return new AnthropicStreamReader(this.settings.name(), this.mapper, this.classifier, this.errors)
+		return new AnthropicStreamReader(this.settings.name(), this.classifier, this.errors)
 			.read(response.bodyToFlux(EVENTS));
 	}
 
@@ -115,10 +113,10 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 	private Completion interpret(int status, HttpHeaders headers, String body) {
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
-			AnthropicMessage error = readQuietly(body);
+			AnthropicMessage error = WireJson.readOrNull(body, AnthropicMessage.class);
 			throw this.errors.classify(status, headers, (error != null) ? error.error() : null);
 		}
-		AnthropicMessage message = parse(body);
+		AnthropicMessage message = WireJson.answer(name, body, AnthropicMessage.class);
 		if ("error".equals(message.type()) || (message.error() != null && message.content() == null)) {
 			throw this.errors.classifyInBand(message.error());
 		}
@@ -143,35 +141,6 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 		AnthropicMessage.Usage usage = message.usage();
 		return new Completion(text.toString(), message.model(), finishReason, toolCalls,
 				(usage != null) ? new Usage(usage.promptTokens(), usage.outputTokens()) : null);
-	}
-
-	private AnthropicMessage parse(String body) {
-		try {
-			AnthropicMessage message = this.mapper.readValue(body, AnthropicMessage.class);
-			if (message == null) {
-				throw malformed("The response body is empty");
-			}
-			return message;
-		}
-		catch (JacksonException ex) {
-			throw malformed(body.isBlank() ? "The response body is empty" : "The response body is not valid JSON");
-		}
-	}
-
-	private @Nullable AnthropicMessage readQuietly(String body) {
-		if (body.isBlank()) {
-			return null;
-		}
-		try {
-			return this.mapper.readValue(body, AnthropicMessage.class);
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
-	}
-
-	private LlmUpstreamException malformed(String message) {
-		return new LlmUpstreamException(this.settings.name(), Outcome.MALFORMED_RESPONSE, 200, null, message, null);
 	}
 
 }

@@ -4,18 +4,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.WireJson;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SynchronousSink;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.codec.ServerSentEvent;
 
@@ -34,15 +31,12 @@ final class AnthropicStreamReader {
 
 	private final String endpoint;
 
-	private final JsonMapper mapper;
-
 	private final FailureClassifier classifier;
 
 	private final AnthropicErrors errors;
 
-	AnthropicStreamReader(String endpoint, JsonMapper mapper, FailureClassifier classifier, AnthropicErrors errors) {
+	AnthropicStreamReader(String endpoint, FailureClassifier classifier, AnthropicErrors errors) {
 		this.endpoint = endpoint;
-		this.mapper = mapper;
 		this.classifier = classifier;
 		this.errors = errors;
 	}
@@ -67,14 +61,13 @@ final class AnthropicStreamReader {
 		if ((data == null || data.isBlank()) && !errorEvent) {
 			return;
 		}
-		AnthropicEvent event = parse(data);
+		AnthropicEvent event = WireJson.readOrNull(data, AnthropicEvent.class);
 		if (event == null) {
 			if (errorEvent) {
 				sink.error(this.errors.classifyInBand(null));
 			}
 			else {
-				sink.error(new LlmUpstreamException(this.endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
-						"A stream event is not valid JSON", null));
+				sink.error(WireJson.malformed(this.endpoint, "A stream event is not valid JSON"));
 			}
 			return;
 		}
@@ -150,18 +143,6 @@ final class AnthropicStreamReader {
 
 	private static CompletionDelta delta(Message message, String text, List<ToolCallDelta> calls) {
 		return new CompletionDelta(text, calls, null, null, message.model);
-	}
-
-	private @Nullable AnthropicEvent parse(@Nullable String data) {
-		if (data == null || data.isBlank()) {
-			return null;
-		}
-		try {
-			return this.mapper.readValue(data, AnthropicEvent.class);
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
 	}
 
 	/** What one stream has said so far. */
