@@ -76,7 +76,6 @@ class AnthropicClientTests {
 		assertThat(body.get("messages")).hasSize(1);
 		assertThat(body.get("messages").get(0).get("role").asString()).isEqualTo("user");
 		assertThat(body.get("messages").get(0).get("content").asString()).isEqualTo("hello");
-		assertThat(body.has("stream")).isFalse();
 		assertThat(body.has("temperature")).isFalse();
 	}
 

@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 
 import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.Wire;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
@@ -19,12 +20,14 @@ import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.CompletionDelta;
 import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import reactor.test.StepVerifier;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -39,6 +42,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class AnthropicStreamParsingTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private static final JsonMapper mapper = JsonMapper.builder().build();
 
 	private final MockWebServer server = new MockWebServer();
 
@@ -58,6 +63,21 @@ class AnthropicStreamParsingTests {
 	void stop() {
 		this.client.close();
 		this.server.close();
+	}
+
+	@Test
+	void chatAsksForTheWholeMessageAndStreamForEvents() throws Exception {
+		this.server.enqueue(Wire.ANTHROPIC.answer("whole"));
+		this.server.enqueue(sse(Wire.ANTHROPIC.stream("streamed")));
+		assertThat(this.client.chat(ChatRequest.ofUser("Hi")).block(WAIT).content()).isEqualTo("whole");
+		assertThat(this.client.stream(ChatRequest.ofUser("Hi")).map(CompletionDelta::content).collectList().block(WAIT))
+			.contains("streamed");
+		RecordedRequest chat = this.server.takeRequest();
+		assertThat(chat.getHeaders().get("Accept")).isEqualTo("application/json");
+		assertThat(mapper.readTree(chat.getBody().utf8()).has("stream")).isFalse();
+		RecordedRequest stream = this.server.takeRequest();
+		assertThat(stream.getHeaders().get("Accept")).startsWith("text/event-stream");
+		assertThat(mapper.readTree(stream.getBody().utf8()).get("stream").asBoolean()).isTrue();
 	}
 
 	@ParameterizedTest(name = "{0}")

@@ -110,6 +110,21 @@ class ProtocolStreamRulesTests {
 		});
 	}
 
+	// Anthropic's message_start and ping are no token: a model that sends only them is not alive.
+	@ParameterizedTest
+	@EnumSource(Wire.class)
+	void silenceBeforeTheFirstTextHitsTheFirstTokenTimeoutAndFallsBack(Wire wire) {
+		start(wire).server("primary").enqueue(sse(Ending.STALL, this.release, wire.streamStart()));
+		this.upstreams.server("backup").enqueue(sse(wire.stream("from", " backup")));
+		runner().withPropertyValues("llm.endpoints.primary.first-token-timeout=300ms",
+				"llm.endpoints.primary.retry.max-attempts=1").run((context) -> {
+					assertThat(joined(stream(context))).isEqualTo("from backup");
+					assertThat(context.getBean(RecordedAttempts.class).outcomes())
+						.containsExactly(Outcome.TIMEOUT, Outcome.SUCCESS);
+					assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.failures(1));
+				});
+	}
+
 	@ParameterizedTest
 	@EnumSource(Wire.class)
 	void contentFilterBeforeTheFirstTextIsNotRetriedNotCountedAndFallsBack(Wire wire) {
