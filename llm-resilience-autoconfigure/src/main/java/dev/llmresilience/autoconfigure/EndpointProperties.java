@@ -3,6 +3,8 @@ package dev.llmresilience.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
+import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -39,8 +41,8 @@ public class EndpointProperties extends ResilienceProperties {
 	 */
 	private String protocol = "openai";
 
-	/** The anthropic-version header sent with each request of protocol anthropic. */
-	private String anthropicVersion = "2023-06-01";
+	/** The anthropic-version header sent with each request of protocol anthropic. Default 2023-06-01. */
+	private String anthropicVersion = AnthropicClientFactory.DEFAULT_VERSION;
 
 	/**
 	 * The name of the model deployment in the Azure OpenAI resource, sent in the request path.
@@ -49,10 +51,10 @@ public class EndpointProperties extends ResilienceProperties {
 	private @Nullable String deployment;
 
 	/**
-	 * The api-version query parameter of protocol azure-openai, e.g. 2024-10-21 or
-	 * 2025-01-01-preview. Streamed answers carry their usage (and cost) from 2024-09-01 on.
+	 * The api-version query parameter of protocol azure-openai, e.g. 2025-01-01-preview. Default
+	 * 2024-10-21, the latest GA version. Streamed answers carry their usage (and cost) from 2024-09-01 on.
 	 */
-	private String apiVersion = "2024-10-21";
+	private String apiVersion = AzureOpenAiClientFactory.DEFAULT_API_VERSION;
 
 	/** Order within the default route: lower is tried first. */
 	private int priority = 0;
