@@ -14,10 +14,13 @@ public enum Outcome {
 	/** A 2xx whose message has neither content (ignoring whitespace) nor tool calls. */
 	EMPTY_RESPONSE(true, true, Action.FALL_BACK),
 
-	/** A 2xx body that is not valid JSON, lacks {@code choices}, or is larger than the size limit. */
+	/** A 2xx body that is not valid JSON, lacks {@code choices} (Anthropic: {@code content}), or is larger than the size limit. */
 	MALFORMED_RESPONSE(true, true, Action.FALL_BACK),
 
-	/** {@code finish_reason: content_filter} or an error whose code is {@code content_filter}. Not the provider's fault. */
+	/**
+	 * {@code finish_reason: content_filter} (Anthropic: {@code stop_reason: refusal}) or an error whose
+	 * code is {@code content_filter}. Not the provider's fault.
+	 */
 	CONTENT_FILTERED(false, false, Action.FALL_BACK),
 
 	/** 408, 409, 5xx or 529. */
@@ -56,7 +59,7 @@ public enum Outcome {
 	/**
 	 * A stream failed after its first content chunk reached the caller: the connection was reset or
 	 * closed, the provider sent an error event, or the stream ended with neither a finish reason nor
-	 * {@code [DONE]}. Never retried (that would repeat what the caller has already received); the
+	 * the protocol's end ({@code [DONE]}, Anthropic's {@code message_stop}). Never retried (that would repeat what the caller has already received); the
 	 * caller gets the partial answer, unless {@code llm.gateway.stream.resume-on-fallback} continues it
 	 * on the next endpoint.
 	 */

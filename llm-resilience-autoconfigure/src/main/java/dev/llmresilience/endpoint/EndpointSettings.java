@@ -37,25 +37,61 @@ import org.jspecify.annotations.Nullable;
  * @param bulkhead the bulkhead's settings
  * @param upstreamStreaming send {@code chat} calls upstream as streams and assemble the answer, so
  * that the first-token and idle timeouts bound them too
+ * @param anthropicVersion the {@code anthropic-version} of protocol {@code anthropic}, else {@code null}
+ * @param deployment the Azure OpenAI deployment of protocol {@code azure-openai}, else {@code null}
+ * @param apiVersion the Azure OpenAI {@code api-version} of protocol {@code azure-openai}, else {@code null}
  */
 public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
 		@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
 		Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
 		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
-		boolean upstreamStreaming) {
+		boolean upstreamStreaming, @Nullable String anthropicVersion, @Nullable String deployment,
+		@Nullable String apiVersion) {
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
 	}
 
 	/**
-	 * Settings that send {@code chat} upstream as a stream.
-	 * @param name the endpoint's name
+	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them.
+	 * @param name the endpoint's name (its circuit-breaker bucket)
 	 * @param baseUrl the API's base URL
 	 * @param apiKey the key
 	 * @param model the model name
 	 * @param protocol the wire protocol
-	 * @param priority lower is tried first
+	 * @param priority lower is tried first in the default route
+	 * @param region a label, or {@code null}
+	 * @param enabled whether the endpoint takes part in routes
+	 * @param headers extra request headers
+	 * @param price token prices, or {@code null}
+	 * @param timeout per-attempt timeout
+	 * @param connectTimeout TCP connect timeout
+	 * @param firstTokenTimeout time to the first content chunk
+	 * @param streamIdleTimeout longest silence between chunks
+	 * @param maxResponseSize largest body read, in bytes
+	 * @param circuitBreaker the breaker's settings
+	 * @param retry the retry's settings
+	 * @param bulkhead the bulkhead's settings
+	 * @param upstreamStreaming send {@code chat} calls upstream as streams
+	 */
+	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
+			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
+			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
+			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
+			boolean upstreamStreaming) {
+		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
+				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, upstreamStreaming,
+				null, null, null);
+	}
+
+	/**
+	 * Settings with none of the protocol-specific values that send {@code chat} upstream as a stream.
+	 * @param name the endpoint's name (its circuit-breaker bucket)
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param model the model name
+	 * @param protocol the wire protocol
+	 * @param priority lower is tried first in the default route
 	 * @param region a label, or {@code null}
 	 * @param enabled whether the endpoint takes part in routes
 	 * @param headers extra request headers
@@ -83,18 +119,24 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 */
 	public ClientSettings client() {
 		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
-				this.maxResponseSize, this.bulkhead.maxConcurrentCalls());
+				this.maxResponseSize, this.bulkhead.maxConcurrentCalls(), this.anthropicVersion, this.deployment,
+				this.apiVersion);
 	}
 
 	/**
 	 * The provider's name as OpenTelemetry's GenAI conventions spell it ({@code gen_ai.provider.name}),
-	 * guessed from the base URL's host; the protocol's name for a host that is not known.
+	 * guessed from the base URL's host, else from the protocol ({@code anthropic},
+	 * {@code azure-openai}); the protocol's name for a host that is not known.
 	 * @return the provider's name
 	 */
 	public String providerName() {
 		String host = (this.baseUrl.getHost() != null) ? this.baseUrl.getHost().toLowerCase(Locale.ROOT) : "";
-		if (host.endsWith("openai.azure.com") || host.endsWith("services.ai.azure.com")) {
+		if (host.endsWith("openai.azure.com") || host.endsWith("services.ai.azure.com")
+				|| "azure-openai".equals(this.protocol)) {
 			return "azure.ai.openai";
+		}
+		if (host.endsWith("anthropic.com") || "anthropic".equals(this.protocol)) {
+			return "anthropic";
 		}
 		if (host.endsWith("openai.com")) {
 			return "openai";
