@@ -3,8 +3,11 @@ package dev.llmresilience.autoconfigure;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
@@ -22,7 +25,11 @@ import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
+import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -30,7 +37,6 @@ import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOper
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
-import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -45,7 +51,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 /**
  * Auto-configuration of the {@link LlmGateway}: one endpoint per {@code llm.endpoints} entry, each
  * with its own circuit breaker, retry and bulkhead, and its HTTP client built from the application's
- * {@link WebClient.Builder}.
+ * {@link WebClient.Builder}. The protocols {@code openai}, {@code anthropic} and {@code azure-openai}
+ * are built in; an {@link LlmClientFactory} bean adds another, or replaces one of the same name.
  */
 @AutoConfiguration(afterName = { "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
@@ -83,21 +90,30 @@ public final class LlmAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
-			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder) {
-		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties);
+			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
+			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard) {
+		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
+		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
+		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(classifier, builders),
+				new AnthropicClientFactory(classifier, builders), new AzureOpenAiClientFactory(classifier, builders))) {
+			protocols.put(builtIn.protocol(), builtIn);
+		}
+		clientFactories.orderedStream().forEach((factory) -> protocols.put(factory.protocol(), factory));
+		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties, protocols.keySet());
 		List<EndpointSettings> settings = resolver.endpoints();
 		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
-				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble());
-		OpenAiClientFactory clientFactory = new OpenAiClientFactory(classifier);
+				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble(),
+				guard.getIfAvailable(CallVolumeGuard::off));
 		List<LlmEndpoint> endpoints = new ArrayList<>();
-		List<AutoCloseable> pools = new ArrayList<>();
+		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {
-			ConnectionProvider pool = OpenAiClientFactory.connectionProvider(endpoint.client());
-			pools.add(pool::dispose);
-			WebClient.Builder builder = webClientBuilder.getIfAvailable(WebClient::builder).clone();
-			endpoints.add(endpointFactory.create(endpoint, clientFactory.create(endpoint.client(), builder, pool)));
+			LlmClient client = protocols.get(endpoint.protocol()).create(endpoint.client());
+			if (client instanceof AutoCloseable closeable) {
+				resources.add(closeable);
+			}
+			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		return new EndpointRegistry(endpoints, resolver.routes(settings), pools);
+		return new EndpointRegistry(endpoints, resolver.routes(settings), resources);
 	}
 
 	@Bean

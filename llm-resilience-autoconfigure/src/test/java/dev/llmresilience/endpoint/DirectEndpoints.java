@@ -32,7 +32,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 final class DirectEndpoints implements AutoCloseable {
 
-	/** The documented circuit-breaker defaults (README "Configuration reference"). */
+	/** The documented circuit-breaker defaults (docs/configuration.md). */
 	static final EndpointSettings.CircuitBreakerSettings DEFAULT_BREAKER = new EndpointSettings.CircuitBreakerSettings(20,
 			20, 50f, Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f);
 
@@ -80,7 +80,7 @@ final class DirectEndpoints implements AutoCloseable {
 	 */
 	static List<Outcome> call(LlmEndpoint endpoint) {
 		List<Attempt> attempts = new ArrayList<>();
-		endpoint.call(ChatRequest.ofUser("hello"), attempts::add)
+		endpoint.chat(ChatRequest.ofUser("hello"), attempts::add)
 			.onErrorResume((error) -> Mono.empty())
 			.block(Duration.ofSeconds(10));
 		return attempts.stream().map(Attempt::outcome).toList();

@@ -33,7 +33,7 @@ public final class DeferredReplicaProcess {
 			.properties("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + args[0],
 					"llm.endpoints.primary.base-url=" + args[1], "llm.endpoints.primary.model=primary-model",
 					"llm.shared-state.type=redis", "llm.shared-state.replica-name=" + args[2],
-					"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=1s",
+					"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=3s",
 					"llm.defaults.retry.max-attempts=1", "llm.gateway.deferral.delay=" + args[3],
 					"llm.gateway.deferral.max-attempts=5")
 			.run();

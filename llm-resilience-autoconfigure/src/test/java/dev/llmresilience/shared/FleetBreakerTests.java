@@ -69,8 +69,9 @@ class FleetBreakerTests {
 						assertThat(chat(replicas.get(i % 3)).tier()).isEqualTo(Tier.BUSY);
 					}
 					await().atMost(Duration.ofSeconds(5)).until(() -> allOpen(replicas));
-					// 20 failures in all opened the fleet; a call or two may have passed while the open travelled
-					assertThat(this.failing.getRequestCount()).isBetween(20, 22);
+					// the fleet's 20th failure opened it; the calls that reached another replica while the news was on
+					// its way (a message on the channel, under a millisecond on an idle machine) add a few at most
+					assertThat(this.failing.getRequestCount()).isBetween(20, 25);
 					for (ApplicationContext replica : replicas) {
 						assertThat(endpoint(replica, "primary").circuitBreaker().getMetrics().getNumberOfFailedCalls())
 							.as("failures in a replica's own window: far from its own 20").isLessThan(20);
@@ -95,7 +96,7 @@ class FleetBreakerTests {
 		for (int i = 0; i < 3; i++) {
 			runners.add(Replicas.replica(this.redis, "r" + i, "llm.endpoints.primary.base-url=" + views.get(i).baseUrl(),
 					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-					"llm.defaults.circuit-breaker.wait-duration-in-open-state=300ms"));
+					"llm.defaults.circuit-breaker.wait-duration-in-open-state=1s"));
 		}
 		Replicas.run(runners, (replicas) -> {
 			List<List<CircuitBreaker.State>> seen = new ArrayList<>();
@@ -110,29 +111,20 @@ class FleetBreakerTests {
 			}
 			await().atMost(Duration.ofSeconds(5)).until(() -> allOpen(replicas));
 			int[] atOpen = views.stream().mapToInt(SwitchableProvider::requests).toArray();
-			// three rounds of failed probes, all the fleet's traffic going on meanwhile
+			// three rounds of failed probes (3 each), the fleet's traffic going on meanwhile
 			long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-			for (int i = 0; System.nanoTime() < deadline && seen.stream().noneMatch((states) -> reopens(states) >= 3); i++) {
+			for (int i = 0; System.nanoTime() < deadline && sinceOpen(views, atOpen).stream().mapToInt(Integer::intValue).sum() < 9; i++) {
 				chat(replicas.get(i % 3));
 			}
-			List<Integer> probers = new ArrayList<>();
+			List<Integer> calls = sinceOpen(views, atOpen);
+			int leader = calls.indexOf(calls.stream().mapToInt(Integer::intValue).max().getAsInt());
 			for (int i = 0; i < 3; i++) {
-				if (seen.get(i).contains(CircuitBreaker.State.HALF_OPEN)) {
-					probers.add(i);
+				if (i != leader) {
+					assertThat(calls.get(i)).as("probes of follower r" + i + " since the fleet opened").isZero();
 				}
 			}
-			assertThat(probers).as("replicas that ran a half-open phase").hasSize(1);
-			int leader = probers.get(0);
-			assertThat(reopens(seen.get(leader))).isEqualTo(3);
-			for (int i = 0; i < 3; i++) {
-				int sinceOpen = views.get(i).requests() - atOpen[i];
-				if (i == leader) {
-					assertThat(sinceOpen).as("the leader's probes").isBetween(3, 9);
-				}
-				else {
-					assertThat(sinceOpen).as("calls of follower r" + i + " since the fleet opened").isZero();
-				}
-			}
+			assertThat(calls.get(leader)).as("the leader's probes").isBetween(9, 12);
+			assertThat(reopens(seen.get(leader))).isGreaterThanOrEqualTo(3);
 
 			views.forEach(SwitchableProvider::heal);
 			deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -143,12 +135,19 @@ class FleetBreakerTests {
 			for (int i = 0; i < 3; i++) {
 				if (i != leader) {
 					assertThat(views.get(i).requests()).as("follower r" + i + " closed without probing").isEqualTo(atOpen[i]);
-					assertThat(seen.get(i)).doesNotContain(CircuitBreaker.State.HALF_OPEN);
 				}
 				assertThat(chat(replicas.get(i)).tier()).isEqualTo(Tier.PRIMARY);
 			}
 		});
 		views.forEach(SwitchableProvider::close);
+	}
+
+	private static List<Integer> sinceOpen(List<SwitchableProvider> views, int[] atOpen) {
+		List<Integer> calls = new ArrayList<>();
+		for (int i = 0; i < views.size(); i++) {
+			calls.add(views.get(i).requests() - atOpen[i]);
+		}
+		return calls;
 	}
 
 	private static long reopens(List<CircuitBreaker.State> states) {

@@ -31,7 +31,7 @@ import static org.awaitility.Awaitility.await;
  * A deferred request survives the crash of the replica that holds it (issue 12, item 4): a replica
  * in a child JVM queues a request and takes it off the stream, and is killed with SIGKILL before
  * its attempt; one of the two replicas left takes it over once the dead one's heartbeat is a
- * {@code replica-timeout} old, completes it, and only that one publishes the event.
+ * {@code replica-timeout} (3 s) old, completes it, and only that one publishes the event.
  */
 class FleetCrashTests {
 
@@ -60,7 +60,7 @@ class FleetCrashTests {
 	@Test
 	void deferredRequestOfAKilledReplicaCompletesOnceOnAnother() throws Exception {
 		String[] survivor = { "llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
-				"llm.endpoints.primary.model=primary-model", "llm.gateway.deferral.delay=3s",
+				"llm.endpoints.primary.model=primary-model", "llm.gateway.deferral.delay=5s",
 				"llm.gateway.deferral.max-attempts=5" };
 		Replicas.run(List.of(Replicas.replica(this.redis, "a", survivor).withBean(FleetEvents.class),
 				Replicas.replica(this.redis, "b", survivor).withBean(FleetEvents.class)), (replicas) -> {
@@ -95,7 +95,7 @@ class FleetCrashTests {
 	private Process startChild(BlockingQueue<String> lines) throws Exception {
 		String java = ProcessHandle.current().info().command().orElse(System.getProperty("java.home") + "/bin/java");
 		Process process = new ProcessBuilder(java, "-Xmx256m", "-cp", System.getProperty("java.class.path"),
-				DeferredReplicaProcess.class.getName(), String.valueOf(this.redis.port()), deadProvider(), "child", "3s")
+				DeferredReplicaProcess.class.getName(), String.valueOf(this.redis.port()), deadProvider(), "child", "5s")
 			.redirectErrorStream(true)
 			.start();
 		Thread reader = new Thread(() -> {

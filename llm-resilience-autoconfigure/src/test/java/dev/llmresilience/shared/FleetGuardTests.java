@@ -97,8 +97,9 @@ class FleetGuardTests {
 					}
 					await().atMost(Duration.ofSeconds(5)).until(() -> replicas.stream().allMatch(FleetGuardTests::budgetSpent));
 					BigDecimal spent = new BigDecimal("0.000011").multiply(BigDecimal.valueOf(this.provider.getRequestCount()));
-					// 4 answers spend it; one more may have started before the last replica heard of it
-					assertThat(this.provider.getRequestCount()).isBetween(4, 5);
+					// 4 answers spend it; each replica checks the budget before a call, so a call or two may start
+					// on a replica that has not yet heard (one Redis round trip and a message) that it is spent
+					assertThat(this.provider.getRequestCount()).isBetween(4, 7);
 					int before = this.provider.getRequestCount();
 					for (ApplicationContext replica : replicas) {
 						assertThat(chat(replica).tier()).isEqualTo(Tier.BUSY);

@@ -159,6 +159,10 @@ class FleetOutageTests {
 			for (ApplicationContext replica : replicas) {
 				await().atMost(Duration.ofSeconds(10)).until(() -> calls(replica) == made);
 			}
+			// the channel works again: a state set by hand now reaches the other replica without a reconciliation
+			b.getBean(LlmBreakersEndpoint.class).transition("spare", "CLOSED");
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> endpoint(a, "spare").circuitBreaker().getState() == CircuitBreaker.State.CLOSED);
 			assertThat(count(output.getAll(), UNAVAILABLE)).isEqualTo(2);
 			assertThat(count(output.getAll(), "Shared LLM state on Redis is available again")).isEqualTo(2);
 		});

@@ -26,6 +26,8 @@ final class RedisAvailability {
 
 	private @Nullable String problem = "not connected yet";
 
+	private boolean closed;
+
 	RedisAvailability(Clock clock) {
 		this.clock = clock;
 		this.unavailableSince = clock.instant();
@@ -72,6 +74,9 @@ final class RedisAvailability {
 	 * @param error why
 	 */
 	synchronized void down(Throwable error) {
+		if (this.closed) {
+			return; // leaving: what fails now is the application's shutdown, not an outage
+		}
 		if (this.available || this.unavailableSince == null) {
 			this.unavailableSince = this.clock.instant();
 		}
@@ -82,6 +87,11 @@ final class RedisAvailability {
 			logger.warn("Shared LLM state on Redis is unavailable (" + this.problem + "): every replica goes on with its "
 					+ "own breakers, guard, budget and deferred queue until Redis answers again; no call waits for it");
 		}
+	}
+
+	synchronized void close() {
+		this.closed = true;
+		this.available = false;
 	}
 
 	private static String describe(Throwable error) {

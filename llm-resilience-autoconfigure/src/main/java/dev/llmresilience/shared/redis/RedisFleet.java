@@ -200,7 +200,9 @@ public final class RedisFleet implements SharedState, AutoCloseable {
 	public void close() {
 		this.heartbeat.stop();
 		this.messages.close();
-		if (isAvailable()) {
+		boolean available = isAvailable();
+		this.availability.close();
+		if (available) {
 			try {
 				this.redis.opsForZSet().add(key("replicas"), replica(), 0).block(this.settings.timeout());
 			}

@@ -173,6 +173,13 @@ final class RedisHeartbeat {
 			scheduled.cancel(false);
 		}
 		this.executor.shutdown();
+		try {
+			// a heartbeat under way finishes before the connection it uses goes
+			this.executor.awaitTermination(this.settings.timeout().multipliedBy(4).toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 }

@@ -17,8 +17,9 @@ import org.springframework.data.redis.listener.ReactiveRedisMessageListenerConta
 
 /**
  * The fleet's pub/sub channel: one subscription, messages {@code kind|payload} dispatched by kind.
- * Made anew each time sharing resumes, since what was published meanwhile is lost anyway (each
- * part reconciles from the keys) and a subscription that outlived an outage cannot be trusted.
+ * Lettuce subscribes again by itself when its connection comes back; a subscription that ended
+ * (with an error) is made anew when sharing resumes. What was published meanwhile is lost: each
+ * part reconciles from the keys.
  */
 final class RedisMessages {
 
@@ -49,6 +50,9 @@ final class RedisMessages {
 	 * @param onError told when the subscription fails
 	 */
 	synchronized void subscribe(Duration timeout, Consumer<Throwable> onError) {
+		if (this.subscription != null && !this.subscription.isDisposed()) {
+			return; // Lettuce subscribes its connection again when it reconnects
+		}
 		close();
 		ReactiveRedisMessageListenerContainer fresh = new ReactiveRedisMessageListenerContainer(this.connectionFactory);
 		this.container = fresh;
