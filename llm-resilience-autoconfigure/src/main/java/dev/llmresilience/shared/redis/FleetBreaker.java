@@ -1,6 +1,7 @@
 package dev.llmresilience.shared.redis;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.shared.BreakerTransitions;
@@ -44,6 +45,12 @@ final class FleetBreaker {
 
 	private boolean sending;
 
+	/**
+	 * Moves a state set by hand or a recovery: a record script's reply sent before one (replies and
+	 * the channel's messages travel on different connections) must not undo it.
+	 */
+	private final AtomicLong epoch = new AtomicLong();
+
 	/** A state set by hand that the fleet holds (FORCED_OPEN, DISABLED), as applied here. */
 	private volatile @Nullable ManualState held;
 
@@ -86,12 +93,15 @@ final class FleetBreaker {
 			}
 		}
 		CircuitBreakerConfig config = this.breaker.getCircuitBreakerConfig();
+		long sentIn = this.epoch.get();
 		this.fleet
 			.script(RECORD, this.keys, this.fleet.replica(), outcomes, config.getSlidingWindowSize(),
 					config.getMinimumNumberOfCalls(), config.getFailureRateThreshold(), this.probes.fleetOpenTime().toMillis(),
 					this.fleet.channel(), this.endpoint.name())
 			.subscribe((reply) -> {
-				apply(String.valueOf(reply.get(0)), "");
+				if (this.epoch.get() == sentIn) {
+					apply(String.valueOf(reply.get(0)), "");
+				}
 				send();
 			}, (error) -> {
 				synchronized (this) {
@@ -114,8 +124,12 @@ final class FleetBreaker {
 				case "OPENED" -> this.probes.opened(true);
 				case "OPEN" -> this.probes.opened(false);
 				case "REOPENED" -> this.probes.reopened(by);
-				case "RECOVERED" -> this.probes.recovered();
+				case "RECOVERED" -> {
+					this.epoch.incrementAndGet();
+					this.probes.recovered();
+				}
 				case "FORCED_OPEN", "DISABLED", "CLOSED", "RESET" -> {
+					this.epoch.incrementAndGet();
 					ManualState manual = ManualState.valueOf(state);
 					this.held = holds(manual) ? manual : null;
 					if (!matches(this.breaker.getState(), manual)) {
@@ -138,6 +152,7 @@ final class FleetBreaker {
 	 * @param state the state
 	 */
 	void transition(ManualState state) {
+		this.epoch.incrementAndGet();
 		BreakerTransitions.apply(this.endpoint, state);
 		this.held = holds(state) ? state : null;
 		send(state);
@@ -160,8 +175,9 @@ final class FleetBreaker {
 
 	/**
 	 * Sharing starts or resumes: a state set by hand here meanwhile wins (it is the latest); else
-	 * the fleet's state is applied, and a held state that Redis lost (restarted without its data)
-	 * is sent again, unless someone closed it by hand meanwhile.
+	 * the fleet's state is applied (a CLOSED mark closes what was held by hand or opened by the
+	 * fleet), and a held state that Redis lost (restarted without its data) is sent again. A fleet's
+	 * OPEN that has expired meanwhile leaves the breaker to its own half-open phase.
 	 * @return done when reconciled
 	 */
 	Mono<?> reconcile() {
@@ -181,11 +197,21 @@ final class FleetBreaker {
 				if (state.equals("OPEN")) {
 					apply(by.equals(this.fleet.replica()) ? "OPENED" : "OPEN", by);
 				}
-				else if (!state.equals("CLOSED") || kept != null) {
+				else if (!state.equals("CLOSED") || kept != null || this.probes.isFleetOpen()) {
+					// a CLOSED mark: closed by hand while this replica was away, from a state set by hand or the fleet's open
 					apply(state, by);
 				}
 				return Mono.empty();
 			});
+	}
+
+	/**
+	 * Whether this replica's breaker is in a state the fleet gave it (a state set by hand, or the
+	 * fleet's open), which a missed message could leave stale.
+	 * @return true if its state follows the fleet's
+	 */
+	boolean followsTheFleet() {
+		return this.held != null || this.probes.isFleetOpen();
 	}
 
 	private static boolean holds(ManualState state) {

@@ -66,6 +66,14 @@ final class FleetProbes {
 		});
 	}
 
+	/**
+	 * Whether the breaker is open because the fleet's is.
+	 * @return true while this replica leads or follows the fleet's open
+	 */
+	boolean isFleetOpen() {
+		return this.fleetOpen;
+	}
+
 	/** How long the fleet's OPEN lasts in Redis, for replicas that join: two waits. */
 	Duration fleetOpenTime() {
 		return this.wait.multipliedBy(2);
@@ -80,8 +88,10 @@ final class FleetProbes {
 		if (now != CircuitBreaker.State.CLOSED && now != CircuitBreaker.State.OPEN && now != CircuitBreaker.State.HALF_OPEN) {
 			return; // forced or disabled by hand
 		}
-		logger.info("LLM endpoint '" + this.endpoint.name() + "': the fleet's outcomes open its breaker"
-				+ (leader ? "; this replica probes it" : "; another replica probes it"));
+		if (!this.fleetOpen || now == CircuitBreaker.State.CLOSED) {
+			logger.info("LLM endpoint '" + this.endpoint.name() + "': the fleet's outcomes open its breaker"
+					+ (leader ? "; this replica probes it" : "; another replica probes it"));
+		}
 		this.fleetOpen = true;
 		this.leading = leader;
 		this.leaderHeard = System.nanoTime();

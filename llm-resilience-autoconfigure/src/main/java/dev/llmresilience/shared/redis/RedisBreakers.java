@@ -35,6 +35,11 @@ public final class RedisBreakers implements BreakerTransitions {
 		}
 		fleet.onMessage("breaker", this::received);
 		fleet.whenAvailable(() -> Flux.fromIterable(this.breakers.values()).flatMap(FleetBreaker::reconcile).then());
+		// a message missed (the channel is at most once) leaves a state from the fleet stale: checked each heartbeat
+		fleet.everyHeartbeat(() -> this.breakers.values()
+			.stream()
+			.filter(FleetBreaker::followsTheFleet)
+			.forEach((breaker) -> breaker.reconcile().subscribe(null, (error) -> { })));
 	}
 
 	@Override

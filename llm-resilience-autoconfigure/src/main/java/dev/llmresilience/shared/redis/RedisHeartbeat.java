@@ -124,7 +124,9 @@ final class RedisHeartbeat {
 						+ "data, or the others took this replica for gone): reconciling this replica's state with the fleet's");
 			}
 			if (resumed || unknown) {
-				this.messages.subscribe(this.settings.timeout(), this.availability::down);
+				// a new pub/sub connection is made: more than a command's timeout on a busy machine
+				this.messages.subscribe(this.settings.timeout().multipliedBy(4).plus(Duration.ofSeconds(2)),
+						this.availability::down);
 				reconcile(this.reconcilers);
 			}
 		}

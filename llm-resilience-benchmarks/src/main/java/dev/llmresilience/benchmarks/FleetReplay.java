@@ -1,0 +1,178 @@
+package dev.llmresilience.benchmarks;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.llmresilience.benchmarks.StubProvider.FailureMode;
+import dev.llmresilience.benchmarks.StubProvider.Outage;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Tier;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.gateway.LlmGateway;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+/**
+ * The 11-minute outage of {@link OutageReplay} (same traffic, same 1/100 time scale, same stub
+ * providers), sent to three replicas behind a round robin, with and without shared state, and to
+ * one instance taking all of it, whose primary hits the fleet's are compared with.
+ */
+final class FleetReplay {
+
+	static final Duration NORMAL_LATENCY = Duration.ofMillis(8);
+
+	static final Duration OUTAGE = Duration.ofMillis(6_600);
+
+	static final int OUTAGE_REQUESTS = 4_200;
+
+	static final Duration BEFORE = Duration.ofMillis(1_000);
+
+	static final Duration AFTER = Duration.ofMillis(2_000);
+
+	private static final long INTERVAL_NANOS = OUTAGE.toNanos() / OUTAGE_REQUESTS;
+
+	private static final ChatRequest REQUEST = ChatRequest.ofUser("Hello");
+
+	/** Who takes the traffic. */
+	enum Fleet {
+
+		ONE_INSTANCE(1, false), THREE_REPLICAS_LOCAL_STATE(3, false), THREE_REPLICAS_SHARED_STATE(3, true);
+
+		final int replicas;
+
+		final boolean shared;
+
+		Fleet(int replicas, boolean shared) {
+			this.replicas = replicas;
+			this.shared = shared;
+		}
+
+	}
+
+	/**
+	 * One run's figures (outage window only).
+	 *
+	 * @param fleet who took the traffic
+	 * @param mode what the primary did
+	 * @param hitsBeforeOpen primary hits in the outage before the first replica's breaker opened
+	 * @param hitsAfterOpen primary hits in the outage after it (probes)
+	 * @param firstOpenMillis time to the first open, scaled back to real time (ms)
+	 * @param answered requests of the outage answered (not BUSY)
+	 * @param meanWaitMillis mean wait of the outage's requests, real time (ms)
+	 */
+	record Result(Fleet fleet, FailureMode mode, long hitsBeforeOpen, long hitsAfterOpen, double firstOpenMillis,
+			long answered, double meanWaitMillis) {
+
+		long hits() {
+			return this.hitsBeforeOpen + this.hitsAfterOpen;
+		}
+
+		String row(Result one) {
+			return String.format(Locale.ROOT, "| %s | %s | %d / %d | **%d** (x%.2f) | %.1f s | %d of %d (%.1f %%) | %.2f s |",
+					this.mode, this.fleet.name().toLowerCase(Locale.ROOT).replace('_', ' '), this.hitsBeforeOpen,
+					this.hitsAfterOpen, hits(), (double) hits() / one.hits(), this.firstOpenMillis / 1000, this.answered,
+					OUTAGE_REQUESTS, 100.0 * this.answered / OUTAGE_REQUESTS, this.meanWaitMillis / 1000);
+		}
+
+	}
+
+	private FleetReplay() {
+	}
+
+	static Result run(Fleet fleet, FailureMode mode, int redisPort, String prefix, int outageRequests) {
+		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, mode, true);
+				StubProvider backup = new StubProvider("backup", NORMAL_LATENCY, FailureMode.HANG, true)) {
+			List<AnnotationConfigApplicationContext> replicas = new ArrayList<>();
+			AtomicLong firstOpen = new AtomicLong(Long.MAX_VALUE);
+			for (int i = 0; i < fleet.replicas; i++) {
+				Map<String, Object> properties = fleet.shared ? FleetSupport.shared(redisPort, prefix + i) : new LinkedHashMap<>();
+				properties.put("llm.shared-state.key-prefix", prefix + ":");
+				properties.putAll(scaled(primary, backup));
+				AnnotationConfigApplicationContext replica = FleetSupport.replica(properties);
+				CircuitBreaker breaker = replica.getBean(EndpointRegistry.class).endpoint("primary").circuitBreaker();
+				breaker.getEventPublisher().onStateTransition((event) -> {
+					if (event.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
+						firstOpen.accumulateAndGet(System.nanoTime(), Math::min);
+					}
+				});
+				replicas.add(replica);
+			}
+			List<LlmGateway> gateways = replicas.stream().map((replica) -> replica.getBean(LlmGateway.class)).toList();
+			long before = BEFORE.toNanos() / INTERVAL_NANOS;
+			long after = AFTER.toNanos() / INTERVAL_NANOS;
+			int total = (int) (before + outageRequests + after);
+			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+			long outageStart = start + before * INTERVAL_NANOS;
+			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
+			primary.outage(new Outage(outageStart, outageEnd));
+			long[] waits = new long[total];
+			boolean[] answered = new boolean[total];
+			CountDownLatch done = new CountDownLatch(total);
+			for (int i = 0; i < total; i++) {
+				long target = start + i * INTERVAL_NANOS;
+				for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
+					LockSupport.parkNanos(target - now);
+				}
+				int index = i;
+				gateways.get(i % gateways.size()).chat(REQUEST).subscribe((response) -> {
+					waits[index] = System.nanoTime() - target;
+					answered[index] = response.tier() != Tier.BUSY;
+					done.countDown();
+				}, (error) -> {
+					waits[index] = System.nanoTime() - target;
+					done.countDown();
+				});
+			}
+			done.await(20, TimeUnit.SECONDS);
+			replicas.forEach(AnnotationConfigApplicationContext::close);
+			long opened = firstOpen.get();
+			long hitsBefore = primary.arrivals().stream().filter((a) -> a.down() && a.at() < opened).count();
+			long hitsAfter = primary.arrivals().stream().filter((a) -> a.down() && a.at() >= opened).count();
+			long answers = 0;
+			double waitSum = 0;
+			for (int i = (int) before; i < before + outageRequests; i++) {
+				answers += answered[i] ? 1 : 0;
+				waitSum += waits[i];
+			}
+			double firstOpenMillis = (opened == Long.MAX_VALUE) ? Double.NaN : (opened - outageStart) / 1e6 * 100;
+			return new Result(fleet, mode, hitsBefore, hitsAfter, firstOpenMillis, answers,
+					waitSum / outageRequests / 1e6 * 100);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** The built-in defaults with every duration x0.01, as {@link Endpoints#settings} makes them. */
+	private static Map<String, Object> scaled(StubProvider primary, StubProvider backup) {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("llm.endpoints.primary.base-url", primary.baseUrl());
+		properties.put("llm.endpoints.primary.model", "primary-model");
+		properties.put("llm.endpoints.backup.base-url", backup.baseUrl());
+		properties.put("llm.endpoints.backup.model", "backup-model");
+		properties.put("llm.endpoints.backup.priority", 1);
+		properties.put("llm.defaults.timeout", "600ms");
+		properties.put("llm.defaults.connect-timeout", "50ms");
+		properties.put("llm.defaults.first-token-timeout", "100ms");
+		properties.put("llm.defaults.stream-idle-timeout", "300ms");
+		properties.put("llm.defaults.circuit-breaker.wait-duration-in-open-state", "300ms");
+		properties.put("llm.defaults.circuit-breaker.slow-call-duration-threshold", "600ms");
+		properties.put("llm.defaults.retry.initial-backoff", "5ms");
+		properties.put("llm.defaults.retry.max-backoff", "80ms");
+		properties.put("llm.defaults.retry.max-retry-after", "100ms");
+		properties.put("llm.gateway.deadline", "900ms");
+		properties.put("llm.gateway.deferral.enabled", false);
+		return properties;
+	}
+
+}
