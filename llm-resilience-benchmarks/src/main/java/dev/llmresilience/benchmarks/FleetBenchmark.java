@@ -65,8 +65,8 @@ public final class FleetBenchmark {
 			}
 		}
 		System.out.println();
-		System.out.println("| primary in the outage | who takes the traffic | primary hits: before / after the first open | primary hits in all (x one instance's) | first open (real) | answered | mean wait (real) |");
-		System.out.println("|---|---|---|---|---|---|---|");
+		System.out.println("| primary in the outage | who takes the traffic | primary hits: before / after the first open | primary hits in all (x one instance's) | first open (real) | answered | mean wait (real) | breakers opened before the outage |");
+		System.out.println("|---|---|---|---|---|---|---|---|");
 		rows.forEach(System.out::println);
 	}
 

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.llmresilience.benchmarks.StubProvider.FailureMode;
@@ -68,19 +69,22 @@ final class FleetReplay {
 	 * @param firstOpenMillis time to the first open, scaled back to real time (ms)
 	 * @param answered requests of the outage answered (not BUSY)
 	 * @param meanWaitMillis mean wait of the outage's requests, real time (ms)
+	 * @param opensBeforeOutage breakers opened during the normal traffic before the outage (a busy
+	 * machine's first-token timeouts; 0 on a quiet one)
 	 */
 	record Result(Fleet fleet, FailureMode mode, long hitsBeforeOpen, long hitsAfterOpen, double firstOpenMillis,
-			long answered, double meanWaitMillis) {
+			long answered, double meanWaitMillis, long opensBeforeOutage) {
 
 		long hits() {
 			return this.hitsBeforeOpen + this.hitsAfterOpen;
 		}
 
 		String row(Result one) {
-			return String.format(Locale.ROOT, "| %s | %s | %d / %d | **%d** (x%.2f) | %.1f s | %d of %d (%.1f %%) | %.2f s |",
+			return String.format(Locale.ROOT, "| %s | %s | %d / %d | **%d** (x%.2f) | %.1f s | %d of %d (%.1f %%) | %.2f s | %d |",
 					this.mode, this.fleet.name().toLowerCase(Locale.ROOT).replace('_', ' '), this.hitsBeforeOpen,
 					this.hitsAfterOpen, hits(), (double) hits() / one.hits(), this.firstOpenMillis / 1000, this.answered,
-					OUTAGE_REQUESTS, 100.0 * this.answered / OUTAGE_REQUESTS, this.meanWaitMillis / 1000);
+					OUTAGE_REQUESTS, 100.0 * this.answered / OUTAGE_REQUESTS, this.meanWaitMillis / 1000,
+					this.opensBeforeOutage);
 		}
 
 	}
@@ -89,31 +93,45 @@ final class FleetReplay {
 	}
 
 	static Result run(Fleet fleet, FailureMode mode, int redisPort, String prefix, int outageRequests) {
-		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, mode, true);
-				StubProvider backup = new StubProvider("backup", NORMAL_LATENCY, FailureMode.HANG, true)) {
-			List<AnnotationConfigApplicationContext> replicas = new ArrayList<>();
-			AtomicLong firstOpen = new AtomicLong(Long.MAX_VALUE);
+		List<StubProvider> primaries = new ArrayList<>();
+		List<StubProvider> backups = new ArrayList<>();
+		List<AnnotationConfigApplicationContext> replicas = new ArrayList<>();
+		try {
+			AtomicLongArray firstOpen = new AtomicLongArray(fleet.replicas);
+			AtomicLong opensBefore = new AtomicLong();
+			long before = BEFORE.toNanos() / INTERVAL_NANOS;
+			long after = AFTER.toNanos() / INTERVAL_NANOS;
+			int total = (int) (before + outageRequests + after);
+			long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+			long outageStart = start + before * INTERVAL_NANOS;
+			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
 			for (int i = 0; i < fleet.replicas; i++) {
+				// each replica reaches the provider through a server of its own, with the same outage
+				StubProvider primary = new StubProvider("primary" + i, NORMAL_LATENCY, mode, true);
+				StubProvider backup = new StubProvider("backup" + i, NORMAL_LATENCY, FailureMode.HANG, true);
+				primary.outage(new Outage(outageStart, outageEnd));
+				primaries.add(primary);
+				backups.add(backup);
 				Map<String, Object> properties = fleet.shared ? FleetSupport.shared(redisPort, prefix + i) : new LinkedHashMap<>();
 				properties.put("llm.shared-state.key-prefix", prefix + ":");
 				properties.putAll(scaled(primary, backup));
 				AnnotationConfigApplicationContext replica = FleetSupport.replica(properties);
 				CircuitBreaker breaker = replica.getBean(EndpointRegistry.class).endpoint("primary").circuitBreaker();
+				int index = i;
 				breaker.getEventPublisher().onStateTransition((event) -> {
 					if (event.getStateTransition().getToState() == CircuitBreaker.State.OPEN) {
-						firstOpen.accumulateAndGet(System.nanoTime(), Math::min);
+						long now = System.nanoTime();
+						if (now < outageStart) {
+							opensBefore.incrementAndGet();
+						}
+						else {
+							firstOpen.compareAndSet(index, 0, now);
+						}
 					}
 				});
 				replicas.add(replica);
 			}
 			List<LlmGateway> gateways = replicas.stream().map((replica) -> replica.getBean(LlmGateway.class)).toList();
-			long before = BEFORE.toNanos() / INTERVAL_NANOS;
-			long after = AFTER.toNanos() / INTERVAL_NANOS;
-			int total = (int) (before + outageRequests + after);
-			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
-			long outageStart = start + before * INTERVAL_NANOS;
-			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
-			primary.outage(new Outage(outageStart, outageEnd));
 			long[] waits = new long[total];
 			boolean[] answered = new boolean[total];
 			CountDownLatch done = new CountDownLatch(total);
@@ -133,10 +151,17 @@ final class FleetReplay {
 				});
 			}
 			done.await(20, TimeUnit.SECONDS);
-			replicas.forEach(AnnotationConfigApplicationContext::close);
-			long opened = firstOpen.get();
-			long hitsBefore = primary.arrivals().stream().filter((a) -> a.down() && a.at() < opened).count();
-			long hitsAfter = primary.arrivals().stream().filter((a) -> a.down() && a.at() >= opened).count();
+			long earliest = Long.MAX_VALUE;
+			for (int i = 0; i < firstOpen.length(); i++) {
+				earliest = (firstOpen.get(i) > 0) ? Math.min(earliest, firstOpen.get(i)) : earliest;
+			}
+			long opened = earliest;
+			long hitsBefore = 0;
+			long hitsAfter = 0;
+			for (StubProvider primary : primaries) {
+				hitsBefore += primary.arrivals().stream().filter((a) -> a.down() && a.at() < opened).count();
+				hitsAfter += primary.arrivals().stream().filter((a) -> a.down() && a.at() >= opened).count();
+			}
 			long answers = 0;
 			double waitSum = 0;
 			for (int i = (int) before; i < before + outageRequests; i++) {
@@ -145,11 +170,16 @@ final class FleetReplay {
 			}
 			double firstOpenMillis = (opened == Long.MAX_VALUE) ? Double.NaN : (opened - outageStart) / 1e6 * 100;
 			return new Result(fleet, mode, hitsBefore, hitsAfter, firstOpenMillis, answers,
-					waitSum / outageRequests / 1e6 * 100);
+					(outageRequests > 0) ? waitSum / outageRequests / 1e6 * 100 : 0, opensBefore.get());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
+		}
+		finally {
+			replicas.forEach(AnnotationConfigApplicationContext::close);
+			primaries.forEach(StubProvider::close);
+			backups.forEach(StubProvider::close);
 		}
 	}
 

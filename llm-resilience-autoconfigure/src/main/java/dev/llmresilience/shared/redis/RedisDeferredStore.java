@@ -25,12 +25,10 @@ import reactor.core.publisher.Mono;
  * replica that ended it: each request completes once, although a replica cut off from Redis may
  * have made an attempt that another one repeats.
  *
- * <p>While Redis is unavailable, new requests are kept and run by the replica that took them, and
- * moved to Redis (with their attempts so far) when it is back; ends are recorded then, and their
- * events published once they are known to count. What is lost: requests taken while Redis is
- * unavailable, by a replica that then dies before Redis is back; and, if Redis itself loses its
- * data (restarted without persistence), requests on the stream that no replica had taken yet (each
- * replica adds back the ones it holds).
+ * <p>While Redis is unavailable, new requests are run by the replica that took them and moved to
+ * Redis (attempts and all) when it is back; ends are recorded, and events published, once known to
+ * count. Lost: such a request if its replica dies before Redis is back; and, if Redis loses its
+ * data, requests on the stream no replica had taken yet (each replica adds back the ones it holds).
  */
 public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
@@ -196,10 +194,10 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	private void poll() {
 		if (this.runner != null && this.grouped && this.fleet.isAvailable()) {
 			this.redis.poll(BATCH).subscribe((taken) -> {
-					if (adopt(taken) == BATCH) {
-						poll();
-					}
-				}, this::failed);
+				if (adopt(taken) == BATCH) {
+					poll();
+				}
+			}, this::failed);
 		}
 	}
 
@@ -277,7 +275,10 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 						this.held.put(ticket, new Held(kept.entry, false, null, null));
 						push(ticket);
 					}
-				}, (error) -> this.held.putIfAbsent(ticket, new Held(kept.entry, false, null, null)));
+				}, (error) -> {
+					this.held.putIfAbsent(ticket, new Held(kept.entry, false, null, null));
+					runHere(ticket);
+				});
 		}
 	}
 
@@ -287,10 +288,8 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		List<String> lost = this.held.entrySet().stream()
-			.filter((each) -> each.getValue().isPending() && !each.getValue().inRedis)
-			.map(Map.Entry::getKey)
-			.toList();
+		List<String> lost = this.held.values().stream().filter((h) -> h.isPending() && !h.inRedis)
+			.map((h) -> h.entry.ticket()).toList();
 		if (!lost.isEmpty()) {
 			logger.warn(lost.size() + " deferred LLM request(s) taken while Redis was unavailable are lost with this "
 					+ "replica: " + lost);
