@@ -18,7 +18,8 @@ import redis.embedded.RedisServer;
  * ({@link SharedStateLatency}).
  *
  * <p>System properties: {@code parts} (comma-separated: replay, propagation, latency; default all),
- * {@code episodes} (propagation, default 300), {@code calls} (latency, default 20000).
+ * {@code episodes} (propagation, default 300), {@code calls} (latency, default 20000), {@code scale}
+ * (replay, default 0.01), {@code modes} and {@code fleets} (replay: which of each, default all).
  */
 public final class FleetBenchmark {
 
@@ -50,13 +51,22 @@ public final class FleetBenchmark {
 	}
 
 	private static void replay(int port) {
-		System.out.println("\n-- outage replay at 1/100 time (warming up: one instance, 1,000 requests, no outage)");
+		System.out.printf(Locale.ROOT, "%n-- outage replay at time scale %s (warming up: one instance, no outage)%n", FleetReplay.SCALE);
 		FleetReplay.run(Fleet.ONE_INSTANCE, FailureMode.HTTP_500, port, "warmup", 0);
 		List<String> rows = new ArrayList<>();
 		int run = 0;
+		List<String> modes = Arrays.asList(System.getProperty("modes", "HANG,HTTP_500").split(","));
+		List<String> fleets = Arrays.asList(System.getProperty("fleets", "ONE_INSTANCE,THREE_REPLICAS_LOCAL_STATE,"
+				+ "THREE_REPLICAS_SHARED_STATE").split(","));
 		for (FailureMode mode : FailureMode.values()) {
+			if (!modes.contains(mode.name())) {
+				continue;
+			}
 			FleetReplay.Result one = null;
 			for (Fleet fleet : Fleet.values()) {
+				if (!fleets.contains(fleet.name())) {
+					continue;
+				}
 				System.out.printf(Locale.ROOT, "%s, %s (load avg %s)%n", mode, fleet, Machine.loadAverage());
 				FleetReplay.Result result = FleetReplay.run(fleet, mode, port, "replay" + (run++), FleetReplay.OUTAGE_REQUESTS);
 				one = (one != null) ? one : result;

@@ -23,21 +23,25 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
 /**
- * The 11-minute outage of {@link OutageReplay} (same traffic, same 1/100 time scale, same stub
- * providers), sent to three replicas behind a round robin, with and without shared state, and to
- * one instance taking all of it, whose primary hits the fleet's are compared with.
+ * The 11-minute outage of {@link OutageReplay} (same traffic, same 1/100 time scale by default, same
+ * stub providers), sent to three replicas behind a round robin, with and without shared state, and
+ * to one instance taking all of it, whose primary hits the fleet's are compared with. Each replica
+ * reaches the provider through stub servers of its own, with the same outage.
  */
 final class FleetReplay {
 
-	static final Duration NORMAL_LATENCY = Duration.ofMillis(8);
+	/** The time scale: 0.01 (the default, as {@link OutageReplay}) or more for a machine too busy for it. */
+	static final double SCALE = Double.parseDouble(System.getProperty("scale", "0.01"));
 
-	static final Duration OUTAGE = Duration.ofMillis(6_600);
+	static final Duration NORMAL_LATENCY = scaled(Duration.ofMillis(800));
+
+	static final Duration OUTAGE = scaled(Duration.ofSeconds(660));
 
 	static final int OUTAGE_REQUESTS = 4_200;
 
-	static final Duration BEFORE = Duration.ofMillis(1_000);
+	static final Duration BEFORE = scaled(Duration.ofSeconds(100));
 
-	static final Duration AFTER = Duration.ofMillis(2_000);
+	static final Duration AFTER = scaled(Duration.ofSeconds(200));
 
 	private static final long INTERVAL_NANOS = OUTAGE.toNanos() / OUTAGE_REQUESTS;
 
@@ -99,11 +103,11 @@ final class FleetReplay {
 		try {
 			AtomicLongArray firstOpen = new AtomicLongArray(fleet.replicas);
 			AtomicLong opensBefore = new AtomicLong();
-			long before = BEFORE.toNanos() / INTERVAL_NANOS;
-			long after = AFTER.toNanos() / INTERVAL_NANOS;
-			int total = (int) (before + outageRequests + after);
+			long normalBefore = BEFORE.toNanos() / INTERVAL_NANOS;
+			long normalAfter = AFTER.toNanos() / INTERVAL_NANOS;
+			int total = (int) (normalBefore + outageRequests + normalAfter);
 			long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
-			long outageStart = start + before * INTERVAL_NANOS;
+			long outageStart = start + normalBefore * INTERVAL_NANOS;
 			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
 			for (int i = 0; i < fleet.replicas; i++) {
 				// each replica reaches the provider through a server of its own, with the same outage
@@ -158,19 +162,25 @@ final class FleetReplay {
 			long opened = earliest;
 			long hitsBefore = 0;
 			long hitsAfter = 0;
-			for (StubProvider primary : primaries) {
-				hitsBefore += primary.arrivals().stream().filter((a) -> a.down() && a.at() < opened).count();
-				hitsAfter += primary.arrivals().stream().filter((a) -> a.down() && a.at() >= opened).count();
+			StringBuilder each = new StringBuilder();
+			for (int i = 0; i < primaries.size(); i++) {
+				long before = primaries.get(i).arrivals().stream().filter((a) -> a.down() && a.at() < opened).count();
+				long after = primaries.get(i).arrivals().stream().filter((a) -> a.down() && a.at() >= opened).count();
+				hitsBefore += before;
+				hitsAfter += after;
+				each.append(String.format(Locale.ROOT, " r%d: %d / %d, opened at %+.1f s;", i, before, after,
+						(firstOpen.get(i) > 0) ? (firstOpen.get(i) - outageStart) / 1e9 / SCALE : Double.NaN));
 			}
+			System.out.println("  per replica, primary hits before / after the first open:" + each);
 			long answers = 0;
 			double waitSum = 0;
-			for (int i = (int) before; i < before + outageRequests; i++) {
+			for (int i = (int) normalBefore; i < normalBefore + outageRequests; i++) {
 				answers += answered[i] ? 1 : 0;
 				waitSum += waits[i];
 			}
-			double firstOpenMillis = (opened == Long.MAX_VALUE) ? Double.NaN : (opened - outageStart) / 1e6 * 100;
+			double firstOpenMillis = (opened == Long.MAX_VALUE) ? Double.NaN : (opened - outageStart) / 1e6 / SCALE;
 			return new Result(fleet, mode, hitsBefore, hitsAfter, firstOpenMillis, answers,
-					(outageRequests > 0) ? waitSum / outageRequests / 1e6 * 100 : 0, opensBefore.get());
+					(outageRequests > 0) ? waitSum / outageRequests / 1e6 / SCALE : 0, opensBefore.get());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -183,7 +193,7 @@ final class FleetReplay {
 		}
 	}
 
-	/** The built-in defaults with every duration x0.01, as {@link Endpoints#settings} makes them. */
+	/** The built-in defaults with every duration scaled, as {@link Endpoints#settings} makes them. */
 	private static Map<String, Object> scaled(StubProvider primary, StubProvider backup) {
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("llm.endpoints.primary.base-url", primary.baseUrl());
@@ -191,18 +201,26 @@ final class FleetReplay {
 		properties.put("llm.endpoints.backup.base-url", backup.baseUrl());
 		properties.put("llm.endpoints.backup.model", "backup-model");
 		properties.put("llm.endpoints.backup.priority", 1);
-		properties.put("llm.defaults.timeout", "600ms");
-		properties.put("llm.defaults.connect-timeout", "50ms");
-		properties.put("llm.defaults.first-token-timeout", "100ms");
-		properties.put("llm.defaults.stream-idle-timeout", "300ms");
-		properties.put("llm.defaults.circuit-breaker.wait-duration-in-open-state", "300ms");
-		properties.put("llm.defaults.circuit-breaker.slow-call-duration-threshold", "600ms");
-		properties.put("llm.defaults.retry.initial-backoff", "5ms");
-		properties.put("llm.defaults.retry.max-backoff", "80ms");
-		properties.put("llm.defaults.retry.max-retry-after", "100ms");
-		properties.put("llm.gateway.deadline", "900ms");
+		properties.put("llm.defaults.timeout", millis(Duration.ofSeconds(60)));
+		properties.put("llm.defaults.connect-timeout", millis(Duration.ofSeconds(5)));
+		properties.put("llm.defaults.first-token-timeout", millis(Duration.ofSeconds(10)));
+		properties.put("llm.defaults.stream-idle-timeout", millis(Duration.ofSeconds(30)));
+		properties.put("llm.defaults.circuit-breaker.wait-duration-in-open-state", millis(Duration.ofSeconds(30)));
+		properties.put("llm.defaults.circuit-breaker.slow-call-duration-threshold", millis(Duration.ofSeconds(60)));
+		properties.put("llm.defaults.retry.initial-backoff", millis(Duration.ofMillis(500)));
+		properties.put("llm.defaults.retry.max-backoff", millis(Duration.ofSeconds(8)));
+		properties.put("llm.defaults.retry.max-retry-after", millis(Duration.ofSeconds(10)));
+		properties.put("llm.gateway.deadline", millis(Duration.ofSeconds(90)));
 		properties.put("llm.gateway.deferral.enabled", false);
 		return properties;
+	}
+
+	private static Duration scaled(Duration duration) {
+		return Duration.ofNanos(Math.round(duration.toNanos() * SCALE));
+	}
+
+	private static String millis(Duration duration) {
+		return scaled(duration).toMillis() + "ms";
 	}
 
 }
