@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -27,31 +28,42 @@ import org.springframework.web.bind.annotation.RestController;
  * provider name has its own mode, switched with {@code POST /sim/{provider}/mode}. A request with
  * {@code "stream": true} is answered with server-sent events, word by word (see
  * {@link SimulatedStream}).
+ * <p>
+ * Anyone who reaches it can switch it, so the sample listens on loopback only (see
+ * {@code application.yml}). It keeps state for at most {@value #MAX_PROVIDERS} provider names of
+ * at most 32 letters, digits, {@code -} or {@code _}, and a stream mode's {@code after} is 0 to
+ * {@value #MAX_AFTER}: a request outside those is a 400, so that no request can grow its memory.
  */
 @RestController
 @RequestMapping("/sim/{provider}")
 class SimulatedProvider {
 
+	static final int MAX_PROVIDERS = 16;
+
+	static final int MAX_AFTER = 1000;
+
 	private static final int DEFAULT_CUT_AFTER = 3;
 
-	private final Map<String, Mode> modes = new ConcurrentHashMap<>();
+	private static final Pattern PROVIDER = Pattern.compile("[A-Za-z0-9_-]{1,32}");
 
-	private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
-
-	private final Map<String, Integer> cutAfter = new ConcurrentHashMap<>();
+	private final Map<String, State> providers = new ConcurrentHashMap<>();
 
 	// A streamed answer sets its own Content-Type (text/event-stream), which wins over "produces".
 	@PostMapping(path = "/v1/chat/completions", produces = MediaType.APPLICATION_JSON_VALUE)
 	Mono<? extends ResponseEntity<?>> complete(@PathVariable String provider, @RequestBody Map<String, Object> request) {
-		this.requests.computeIfAbsent(provider, (name) -> new AtomicLong()).incrementAndGet();
-		Mode mode = this.modes.getOrDefault(provider, Mode.OK);
+		State state = state(provider);
+		if (state == null) {
+			return Mono.just(unknownProvider(provider));
+		}
+		state.requests.incrementAndGet();
+		Mode mode = state.mode;
 		String model = String.valueOf(request.getOrDefault("model", "sim"));
 		String prompt = lastUserMessage(request);
 		if (Boolean.TRUE.equals(request.get("stream")) && mode.streams()) {
 			return Mono.just(ResponseEntity.ok()
 				.contentType(MediaType.TEXT_EVENT_STREAM)
 				.body(SimulatedStream.answer(mode, model, "[" + provider + "] You said: " + prompt,
-						assistantPrefix(request), this.cutAfter.getOrDefault(provider, DEFAULT_CUT_AFTER))));
+						assistantPrefix(request), state.after)));
 		}
 		return switch (mode) {
 			case OK -> Mono.just(ResponseEntity.ok(completion(model, "[" + provider + "] You said: " + prompt, "stop")));
@@ -78,21 +90,57 @@ class SimulatedProvider {
 			return ResponseEntity.badRequest()
 				.body(Map.of("error", "Unknown mode '" + body.get("mode") + "'", "modes", Mode.names()));
 		}
-		this.modes.put(provider, mode);
-		this.cutAfter.put(provider, (body.get("after") != null) ? Integer.parseInt(String.valueOf(body.get("after")))
-				: DEFAULT_CUT_AFTER);
-		return ResponseEntity.ok(state(provider));
+		Integer after = after(body.get("after"));
+		if (after == null) {
+			return ResponseEntity.badRequest()
+				.body(Map.of("error", "'after' must be a whole number from 0 to " + MAX_AFTER));
+		}
+		State state = state(provider);
+		if (state == null) {
+			return unknownProvider(provider);
+		}
+		state.mode = mode;
+		state.after = after;
+		return ResponseEntity.ok(state.describe(provider));
 	}
 
 	@GetMapping("/mode")
-	Map<String, Object> getMode(@PathVariable String provider) {
-		return state(provider);
+	ResponseEntity<Map<String, Object>> getMode(@PathVariable String provider) {
+		State state = state(provider);
+		return (state != null) ? ResponseEntity.ok(state.describe(provider)) : unknownProvider(provider);
 	}
 
-	private Map<String, Object> state(String provider) {
-		return Map.of("provider", provider, "mode", this.modes.getOrDefault(provider, Mode.OK).wireName(), "after",
-				this.cutAfter.getOrDefault(provider, DEFAULT_CUT_AFTER), "requests",
-				this.requests.getOrDefault(provider, new AtomicLong()).get());
+	private @Nullable State state(String provider) {
+		if (!PROVIDER.matcher(provider).matches()) {
+			return null;
+		}
+		State known = this.providers.get(provider);
+		if (known != null) {
+			return known;
+		}
+		synchronized (this.providers) {
+			return (this.providers.size() < MAX_PROVIDERS) ? this.providers.computeIfAbsent(provider, (name) -> new State())
+					: this.providers.get(provider);
+		}
+	}
+
+	private static ResponseEntity<Map<String, Object>> unknownProvider(String provider) {
+		return ResponseEntity.badRequest()
+			.body(Map.of("error", "The simulator keeps at most " + MAX_PROVIDERS + " providers, named with at most "
+					+ "32 letters, digits, - or _"));
+	}
+
+	private static @Nullable Integer after(@Nullable Object value) {
+		if (value == null) {
+			return DEFAULT_CUT_AFTER;
+		}
+		try {
+			int after = Integer.parseInt(String.valueOf(value).trim());
+			return (after >= 0 && after <= MAX_AFTER) ? after : null;
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
 	}
 
 	private static String lastUserMessage(Map<String, Object> request) {
@@ -131,6 +179,22 @@ class SimulatedProvider {
 		error.put("type", type);
 		error.put("code", code);
 		return Map.of("error", error);
+	}
+
+	/** One simulated provider: its mode, its stream's cut, and the requests it received. */
+	private static final class State {
+
+		private volatile Mode mode = Mode.OK;
+
+		private volatile int after = DEFAULT_CUT_AFTER;
+
+		private final AtomicLong requests = new AtomicLong();
+
+		Map<String, Object> describe(String provider) {
+			return Map.of("provider", provider, "mode", this.mode.wireName(), "after", this.after, "requests",
+					this.requests.get());
+		}
+
 	}
 
 	enum Mode {
