@@ -110,14 +110,20 @@ final class EndpointSettingsResolver {
 					"Use protocol=openai: every supported provider (OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM) speaks it.");
 		}
 		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
-		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
+		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
+		return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
 				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
-				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
+				HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+				price(prefix, endpoint.getPrice()),
 				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
 				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
 				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(30)),
 				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
+				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize,
+						DataSize.ofBytes(EndpointSettings.DEFAULT_MAX_STREAM_SIZE)),
+				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents,
+						EndpointSettings.DEFAULT_MAX_STREAM_EVENTS, 1L),
 				circuitBreaker(layers), retry(layers), bulkhead(layers));
 	}
 
@@ -256,9 +262,10 @@ final class EndpointSettingsResolver {
 			return value;
 		}
 
-		int atLeast(String key, Function<ResilienceProperties, @Nullable Integer> getter, int builtIn, int minimum) {
-			int value = value(key, getter, builtIn);
-			if (value < minimum) {
+		<N extends Number & Comparable<N>> N atLeast(String key, Function<ResilienceProperties, @Nullable N> getter,
+				N builtIn, N minimum) {
+			N value = value(key, getter, builtIn);
+			if (value.compareTo(minimum) < 0) {
 				throw invalid(key, getter::apply, "is " + value + ", but must be at least " + minimum,
 						"Set it to " + minimum + " or more (built-in default: " + builtIn + ").");
 			}

@@ -37,6 +37,19 @@ public class ResilienceProperties {
 	 */
 	private @Nullable DataSize maxResponseSize;
 
+	/**
+	 * Most bytes one streamed attempt may send in all; past it the attempt fails as a malformed
+	 * answer (retried before the first token, a broken stream after it), so that a faulty provider
+	 * cannot grow memory without bound. Default 64MB.
+	 */
+	private @Nullable DataSize maxStreamSize;
+
+	/**
+	 * Most server-sent events (keep-alive comments included) one streamed attempt may send; past it
+	 * the attempt fails as a malformed answer. Default 200000.
+	 */
+	private @Nullable Long maxStreamEvents;
+
 	/** The endpoint's circuit breaker (Resilience4j, count-based window). */
 	@NestedConfigurationProperty
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
@@ -87,6 +100,22 @@ public class ResilienceProperties {
 
 	public void setMaxResponseSize(@Nullable DataSize maxResponseSize) {
 		this.maxResponseSize = maxResponseSize;
+	}
+
+	public @Nullable DataSize getMaxStreamSize() {
+		return this.maxStreamSize;
+	}
+
+	public void setMaxStreamSize(@Nullable DataSize maxStreamSize) {
+		this.maxStreamSize = maxStreamSize;
+	}
+
+	public @Nullable Long getMaxStreamEvents() {
+		return this.maxStreamEvents;
+	}
+
+	public void setMaxStreamEvents(@Nullable Long maxStreamEvents) {
+		this.maxStreamEvents = maxStreamEvents;
 	}
 
 	public CircuitBreaker getCircuitBreaker() {

@@ -28,6 +28,8 @@ import org.jspecify.annotations.Nullable;
  * @param firstTokenTimeout streaming: time to the first content chunk
  * @param streamIdleTimeout streaming: longest silence between chunks
  * @param maxResponseSize largest body read, in bytes
+ * @param maxStreamSize most bytes one streamed attempt may send in all
+ * @param maxStreamEvents most server-sent events one streamed attempt may send
  * @param circuitBreaker the breaker's settings
  * @param retry the retry's settings
  * @param bulkhead the bulkhead's settings
@@ -35,10 +37,48 @@ import org.jspecify.annotations.Nullable;
 public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
 		@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
 		Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
-		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
+		long maxResponseSize, long maxStreamSize, long maxStreamEvents, CircuitBreakerSettings circuitBreaker,
+		RetrySettings retry, BulkheadSettings bulkhead) {
+
+	/** The built-in {@code max-stream-size}: 64MB. */
+	public static final long DEFAULT_MAX_STREAM_SIZE = 64L * 1024 * 1024;
+
+	/** The built-in {@code max-stream-events}. */
+	public static final long DEFAULT_MAX_STREAM_EVENTS = 200_000;
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * Settings with the built-in stream limits ({@value #DEFAULT_MAX_STREAM_SIZE} bytes,
+	 * {@value #DEFAULT_MAX_STREAM_EVENTS} events).
+	 * @param name the endpoint's name (its circuit-breaker bucket)
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param model the model name
+	 * @param protocol the wire protocol
+	 * @param priority lower is tried first in the default route
+	 * @param region a label, or {@code null}
+	 * @param enabled whether the endpoint takes part in routes
+	 * @param headers extra request headers
+	 * @param price token prices, or {@code null}
+	 * @param timeout per-attempt timeout
+	 * @param connectTimeout TCP connect timeout
+	 * @param firstTokenTimeout streaming: time to the first content chunk
+	 * @param streamIdleTimeout streaming: longest silence between chunks
+	 * @param maxResponseSize largest body read, in bytes
+	 * @param circuitBreaker the breaker's settings
+	 * @param retry the retry's settings
+	 * @param bulkhead the bulkhead's settings
+	 */
+	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
+			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
+			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
+			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
+		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
+				firstTokenTimeout, streamIdleTimeout, maxResponseSize, DEFAULT_MAX_STREAM_SIZE,
+				DEFAULT_MAX_STREAM_EVENTS, circuitBreaker, retry, bulkhead);
 	}
 
 	/**
@@ -47,7 +87,7 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 */
 	public ClientSettings client() {
 		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
-				this.maxResponseSize, this.bulkhead.maxConcurrentCalls());
+				this.maxResponseSize, this.maxStreamSize, this.maxStreamEvents, this.bulkhead.maxConcurrentCalls());
 	}
 
 	/**

@@ -4,11 +4,8 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 import dev.llmresilience.chat.Outcome;
@@ -107,13 +104,27 @@ public final class FailureClassifier {
 	 * @return the classified error
 	 */
 	public Throwable classifyError(String endpoint, Throwable error) {
+		return classifyError(endpoint, error, List.of());
+	}
+
+	/**
+	 * Classify an error raised while calling, as {@link #classifyError(String, Throwable)} does, with
+	 * the endpoint's secrets redacted from what the error's messages say: an error of the transport
+	 * or a decoder may quote what the provider sent. An unknown error is kept as the cause only as a
+	 * {@link RedactedException}.
+	 * @param endpoint the endpoint's name
+	 * @param error the error
+	 * @param secrets the endpoint's key and header values
+	 * @return the classified error
+	 */
+	public Throwable classifyError(String endpoint, Throwable error, Collection<String> secrets) {
 		if (error instanceof LlmException || error instanceof CallNotPermittedException
 				|| error instanceof BulkheadFullException) {
 			return error;
 		}
 		if (error instanceof TimeoutException || error instanceof ReadTimeoutException
 				|| error instanceof ConnectTimeoutException || hasCause(error, ConnectTimeoutException.class)) {
-			return new LlmUpstreamException(endpoint, Outcome.TIMEOUT, 0, null, "Timed out: " + describe(error), null);
+			return new LlmUpstreamException(endpoint, Outcome.TIMEOUT, 0, null, "Timed out: " + Redaction.describe(error, secrets), null);
 		}
 		if (error instanceof DataBufferLimitException || hasCause(error, DataBufferLimitException.class)) {
 			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
@@ -122,14 +133,14 @@ public final class FailureClassifier {
 		if (error instanceof IOException || hasCause(error, IOException.class) || hasCause(error, ConnectException.class)
 				|| error.getClass().getName().startsWith("reactor.netty")) {
 			return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
-					"Connection failed: " + describe(error), null);
+					"Connection failed: " + Redaction.describe(error, secrets), null);
 		}
 		if (error.getClass().getName().startsWith("tools.jackson")) {
 			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
 					"The response is not valid JSON", null);
 		}
 		return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
-				"Call failed: " + describe(error), error);
+				"Call failed: " + Redaction.describe(error, secrets), Redaction.sanitized(error, secrets));
 	}
 
 	/**
@@ -249,33 +260,7 @@ public final class FailureClassifier {
 	 * @return the wait, or {@code null} when there is none that can be read
 	 */
 	public @Nullable Duration retryAfter(HttpHeaders headers) {
-		String millis = headers.getFirst("retry-after-ms");
-		if (millis != null) {
-			try {
-				return Duration.ofMillis(Math.max(0, (long) Double.parseDouble(millis.trim())));
-			}
-			catch (NumberFormatException ex) {
-				// fall through to Retry-After
-			}
-		}
-		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
-		if (value == null || value.isBlank()) {
-			return null;
-		}
-		try {
-			return Duration.ofMillis(Math.max(0, (long) (Double.parseDouble(value.trim()) * 1000)));
-		}
-		catch (NumberFormatException ex) {
-			try {
-				Instant at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME.withLocale(Locale.US))
-					.toInstant();
-				Duration wait = Duration.between(this.clock.instant(), at);
-				return wait.isNegative() ? Duration.ZERO : wait;
-			}
-			catch (DateTimeParseException notADate) {
-				return null;
-			}
-		}
+		return RetryAfter.read(headers, this.clock);
 	}
 
 	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {
@@ -289,11 +274,6 @@ public final class FailureClassifier {
 			}
 		}
 		return false;
-	}
-
-	private static String describe(Throwable error) {
-		String message = error.getMessage();
-		return error.getClass().getSimpleName() + ((message != null) ? " (" + message + ")" : "");
 	}
 
 }

@@ -15,10 +15,12 @@ import java.util.Map;
  * @param headers extra request headers
  * @param connectTimeout TCP connect timeout
  * @param maxResponseSize largest body (or server-sent event) read, in bytes
+ * @param maxStreamSize most bytes one streamed attempt may send in all
+ * @param maxStreamEvents most server-sent events one streamed attempt may send
  * @param maxConnections connections in the endpoint's pool
  */
 public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
-		Duration connectTimeout, long maxResponseSize, int maxConnections) {
+		Duration connectTimeout, long maxResponseSize, long maxStreamSize, long maxStreamEvents, int maxConnections) {
 
 	public ClientSettings {
 		headers = Map.copyOf(headers);

@@ -1,5 +1,7 @@
 package dev.llmresilience.protocol;
 
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -7,22 +9,19 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolCallDelta;
-import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.ProviderError;
-import dev.llmresilience.failure.Redaction;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -31,14 +30,11 @@ import org.springframework.web.reactive.function.client.WebClient;
  * DeepSeek, OpenRouter, Ollama, vLLM, ...). One subscription makes one HTTP call; the response is
  * read whole (up to the endpoint's {@code max-response-size}) and handed to the
  * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
- * read event by event with Spring's server-sent-event decoder.
+ * read event by event ({@link SseEvents}), within the attempt's {@link StreamLimits}. Nothing a
+ * provider sends is logged by the codecs, and what of it reaches an exception is redacted
+ * ({@link ProviderText}).
  */
 public final class OpenAiChatClient implements LlmClient {
-
-	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
-	};
-
-	private static final int SHORTEST_SECRET = 8;
 
 	private final ClientSettings settings;
 
@@ -48,7 +44,11 @@ public final class OpenAiChatClient implements LlmClient {
 
 	private final FailureClassifier classifier;
 
-	private final List<String> secrets;
+	private final ProviderText providerText;
+
+	private final ReportedUsage usage;
+
+	private final SseEvents events;
 
 	/**
 	 * Create a client.
@@ -63,25 +63,9 @@ public final class OpenAiChatClient implements LlmClient {
 		this.webClient = webClient;
 		this.mapper = mapper;
 		this.classifier = classifier;
-		this.secrets = secrets(settings);
-	}
-
-	/**
-	 * What a provider's message must not repeat: the key and the header values (an organization or
-	 * project id, an Azure {@code api-key}). Values shorter than {@value #SHORTEST_SECRET} characters
-	 * are no secrets, and redacting them would garble the message (a version such as {@code v1}).
-	 */
-	private static List<String> secrets(ClientSettings settings) {
-		List<String> secrets = new ArrayList<>();
-		if (settings.apiKey().reveal() != null) {
-			secrets.add(settings.apiKey().reveal());
-		}
-		settings.headers()
-			.values()
-			.stream()
-			.filter((value) -> value.length() >= SHORTEST_SECRET)
-			.forEach(secrets::add);
-		return List.copyOf(secrets);
+		this.providerText = new ProviderText(settings, classifier);
+		this.usage = new ReportedUsage(settings.name());
+		this.events = new SseEvents((int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize()));
 	}
 
 	@Override
@@ -91,7 +75,7 @@ public final class OpenAiChatClient implements LlmClient {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false)))
-			.exchangeToMono(this::read));
+			.exchangeToMono(this::read)).onErrorMap(this.providerText::classify);
 	}
 
 	@Override
@@ -101,7 +85,7 @@ public final class OpenAiChatClient implements LlmClient {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true)))
-			.exchangeToFlux(this::readStream));
+			.exchangeToFlux(this::readStream)).onErrorMap(this.providerText::classify);
 	}
 
 	private Flux<CompletionDelta> readStream(ClientResponse response) {
@@ -112,9 +96,10 @@ public final class OpenAiChatClient implements LlmClient {
 			// An error status, or a provider that ignored "stream": read the body whole, exactly like chat.
 			return read(response).map(OpenAiChatClient::asDelta).flux();
 		}
+		StreamLimits limits = new StreamLimits(this.settings);
 		return new OpenAiStreamReader(this.settings.name(), this.mapper, this.classifier,
-				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY))
-			.read(response.bodyToFlux(EVENTS));
+				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY), limits, this.usage, this.providerText)
+			.read(this.events.read(limits.countBytes(response.body(BodyExtractors.toDataBuffers()))));
 	}
 
 	private static CompletionDelta asDelta(Completion completion) {
@@ -127,7 +112,9 @@ public final class OpenAiChatClient implements LlmClient {
 				completion.model());
 	}
 
+	// The body is refused rather than sent with two equal keys, whichever a provider would keep.
 	private OpenAiChatRequest toWire(ChatRequest request, boolean stream) {
+		ReservedFields.check(request);
 		List<OpenAiChatRequest.Message> messages = request.messages()
 			.stream()
 			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
@@ -136,10 +123,17 @@ public final class OpenAiChatClient implements LlmClient {
 				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
 	}
 
+	// Read as bytes: Spring's String decoder logs what it decodes at DEBUG, and a provider's body may
+	// repeat the key; JSON is UTF-8 (RFC 8259) unless the response says otherwise.
 	private Mono<Completion> read(ClientResponse response) {
 		int status = response.statusCode().value();
 		HttpHeaders headers = response.headers().asHttpHeaders();
-		return response.bodyToMono(String.class).defaultIfEmpty("").map((body) -> interpret(status, headers, body));
+		MediaType type = headers.getContentType();
+		Charset charset = (type != null && type.getCharset() != null) ? type.getCharset() : StandardCharsets.UTF_8;
+		return response.bodyToMono(byte[].class)
+			.map((bytes) -> new String(bytes, charset))
+			.defaultIfEmpty("")
+			.map((body) -> interpret(status, headers, body));
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {
@@ -162,9 +156,8 @@ public final class OpenAiChatClient implements LlmClient {
 		if (failure != null) {
 			throw failure;
 		}
-		OpenAiChatCompletion.Usage usage = completion.usage();
-		return new Completion((content != null) ? content : "", completion.model(), finishReason, toolCalls,
-				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null);
+		return new Completion((content != null) ? content : "", this.providerText.model(completion.model()),
+				finishReason, toolCalls, this.usage.read(completion.usage()));
 	}
 
 	private OpenAiChatCompletion parse(String body) {
@@ -199,9 +192,7 @@ public final class OpenAiChatClient implements LlmClient {
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {
-		String message = (error.message() != null) ? Redaction.redact(error.message(), this.secrets) : null;
-		String code = (error.code() != null) ? String.valueOf(error.code()) : null;
-		return new ProviderError(error.type(), code, message);
+		return this.providerText.error(error);
 	}
 
 	private static int statusOf(OpenAiChatCompletion.Error error) {

@@ -15,7 +15,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link WebClient.Builder}, so that Boot's codecs, observations and customizers apply, and sets
  * what an LLM call needs on top: the endpoint's connect timeout, no redirects (a key must never
  * follow one to another host), none of Reactor Netty's own retries (the endpoint's retry is the one
- * place that decides), a connection pool sized to the bulkhead, and a cap on the body size.
+ * place that decides), a connection pool sized to the bulkhead, a cap on the body size, and no
+ * logging of request details (headers, so the key), whatever the application's codecs say.
  */
 public final class OpenAiClientFactory {
 
@@ -52,7 +53,11 @@ public final class OpenAiClientFactory {
 		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize());
 		WebClient webClient = builder.baseUrl(settings.baseUrl().toString())
 			.clientConnector(new ReactorClientHttpConnector(httpClient))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxBody))
+			.codecs((codecs) -> {
+				codecs.defaultCodecs().maxInMemorySize(maxBody);
+				// Boot's spring.http.codecs.log-request-details would have the exchange log the Authorization header
+				codecs.defaultCodecs().enableLoggingRequestDetails(false);
+			})
 			.defaultHeaders((headers) -> {
 				settings.headers().forEach(headers::set);
 				String key = settings.apiKey().reveal();

@@ -6,7 +6,6 @@ import java.util.function.Function;
 
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
-import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
@@ -23,7 +22,9 @@ import org.springframework.http.codec.ServerSentEvent;
  * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s. Spring's
  * SSE decoder has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
  * multi-line {@code data}); this reads each event's JSON, follows the first choice, ends at
- * {@code [DONE]}, and turns an error sent as an event into the failure it stands for.
+ * {@code [DONE]}, and turns an error sent as an event into the failure it stands for. It counts the
+ * events and the whitespace before the first token against the attempt's {@link StreamLimits}, and
+ * checks the token counts ({@link ReportedUsage}). One reader serves one attempt.
  */
 final class OpenAiStreamReader {
 
@@ -37,19 +38,34 @@ final class OpenAiStreamReader {
 
 	private final Function<OpenAiChatCompletion.Error, LlmException> errorEvent;
 
+	private final StreamLimits limits;
+
+	private final ReportedUsage usage;
+
+	private final ProviderText providerText;
+
+	private boolean answering;
+
 	/**
 	 * Create a reader.
 	 * @param endpoint the endpoint's name
 	 * @param mapper the mapper for the wire format
 	 * @param classifier the classifier
 	 * @param errorEvent classifies an error the provider sent as an event, as it would an error body
+	 * @param limits the attempt's caps
+	 * @param usage checks the token counts
+	 * @param providerText makes what the provider names safe to show
 	 */
 	OpenAiStreamReader(String endpoint, JsonMapper mapper, FailureClassifier classifier,
-			Function<OpenAiChatCompletion.Error, LlmException> errorEvent) {
+			Function<OpenAiChatCompletion.Error, LlmException> errorEvent, StreamLimits limits, ReportedUsage usage,
+			ProviderText providerText) {
 		this.endpoint = endpoint;
 		this.mapper = mapper;
 		this.classifier = classifier;
 		this.errorEvent = errorEvent;
+		this.limits = limits;
+		this.usage = usage;
+		this.providerText = providerText;
 	}
 
 	/**
@@ -66,6 +82,13 @@ final class OpenAiStreamReader {
 	}
 
 	private void decode(ServerSentEvent<String> event, SynchronousSink<CompletionDelta> sink, boolean[] done) {
+		try {
+			this.limits.countEvent();
+		}
+		catch (LlmUpstreamException tooMany) {
+			sink.error(tooMany);
+			return;
+		}
 		String data = event.data();
 		boolean errorEvent = "error".equals(event.event());
 		if ((data == null || data.isBlank()) && !errorEvent) {
@@ -103,13 +126,17 @@ final class OpenAiStreamReader {
 		}
 	}
 
-	private static CompletionDelta delta(OpenAiChatChunk chunk) {
+	private CompletionDelta delta(OpenAiChatChunk chunk) {
 		OpenAiChatChunk.Choice choice = firstChoice(chunk.choices());
 		OpenAiChatChunk.Delta delta = (choice != null) ? choice.delta() : null;
 		String content = (delta != null && delta.content() != null) ? delta.content() : "";
-		OpenAiChatCompletion.Usage usage = chunk.usage();
-		return new CompletionDelta(content, toolCalls(delta), (choice != null) ? choice.finishReason() : null,
-				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null, chunk.model());
+		List<ToolCallDelta> toolCalls = toolCalls(delta);
+		if (!this.answering) {
+			this.answering = !content.isBlank() || !toolCalls.isEmpty();
+			content = this.answering ? content : this.limits.keepLeading(content);
+		}
+		return new CompletionDelta(content, toolCalls, (choice != null) ? choice.finishReason() : null,
+				this.usage.read(chunk.usage()), this.providerText.model(chunk.model()));
 	}
 
 	// With n > 1 the choices' chunks interleave; like chat, the answer is the first choice's.
