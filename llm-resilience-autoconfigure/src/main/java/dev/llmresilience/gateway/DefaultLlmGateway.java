@@ -96,6 +96,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Mono<ChatResponse> chat(ChatRequest request) {
 		return Mono.defer(() -> {
+			RequestChecks.check(request, this.settings);
 			String routeName = routeOf(request);
 			List<LlmEndpoint> route = this.endpoints.route(routeName);
 			if (route == null) {
@@ -315,6 +316,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Flux<ChatChunk> stream(ChatRequest request) {
 		return Flux.defer(() -> {
+			RequestChecks.check(request, this.settings);
 			String routeName = routeOf(request);
 			List<LlmEndpoint> route = this.endpoints.route(routeName);
 			if (route == null) {
