@@ -64,7 +64,9 @@ class DegradationConfiguration {
 	DeferredStore llmDeferredStore(LlmProperties properties) {
 		Duration retention = properties.getGateway().getDeferral().getRetention();
 		requirePositive("llm.gateway.deferral.retention", retention);
-		return new InMemoryDeferredStore(retention, Clock.systemUTC());
+		int maxRetained = properties.getGateway().getDeferral().getMaxRetained();
+		requireAtLeastOne("llm.gateway.deferral.max-retained", maxRetained);
+		return new InMemoryDeferredStore(retention, maxRetained, Clock.systemUTC());
 	}
 
 	@Bean(destroyMethod = "close")

@@ -94,6 +94,12 @@ public class LlmProperties {
 		/** How long the outcome of an ended deferred request can still be fetched by its ticket. */
 		private Duration retention = Duration.ofHours(1);
 
+		/**
+		 * Ended deferred requests whose outcome (request and answer) the in-memory store keeps at most,
+		 * within the retention; past it the oldest is dropped, and its ticket then finds nothing.
+		 */
+		private int maxRetained = 1000;
+
 		/** The content of a DEFERRED answer. */
 		private String message = "Your request is queued and will be answered shortly.";
 
@@ -135,6 +141,14 @@ public class LlmProperties {
 
 		public void setRetention(Duration retention) {
 			this.retention = retention;
+		}
+
+		public int getMaxRetained() {
+			return this.maxRetained;
+		}
+
+		public void setMaxRetained(int maxRetained) {
+			this.maxRetained = maxRetained;
 		}
 
 		public String getMessage() {
@@ -273,6 +287,19 @@ public class LlmProperties {
 		 */
 		private Duration deadline = Duration.ofSeconds(90);
 
+		/**
+		 * Longest per-attempt timeout a ChatRequest may set for itself; a request asking for more is
+		 * refused with LlmInvalidRequestException before any upstream call, so that no caller holds an
+		 * endpoint's bulkhead permit and connection longer than this.
+		 */
+		private Duration maxRequestTimeout = Duration.ofMinutes(10);
+
+		/**
+		 * Longest deadline a ChatRequest may set for itself (for a stream: the whole stream); a
+		 * request asking for more is refused with LlmInvalidRequestException before any upstream call.
+		 */
+		private Duration maxRequestDeadline = Duration.ofMinutes(30);
+
 		/** The content of a BUSY answer. */
 		private String busyMessage = "The service is busy right now. Please try again in a minute.";
 
@@ -324,6 +351,22 @@ public class LlmProperties {
 
 		public void setDeadline(Duration deadline) {
 			this.deadline = deadline;
+		}
+
+		public Duration getMaxRequestTimeout() {
+			return this.maxRequestTimeout;
+		}
+
+		public void setMaxRequestTimeout(Duration maxRequestTimeout) {
+			this.maxRequestTimeout = maxRequestTimeout;
+		}
+
+		public Duration getMaxRequestDeadline() {
+			return this.maxRequestDeadline;
+		}
+
+		public void setMaxRequestDeadline(Duration maxRequestDeadline) {
+			this.maxRequestDeadline = maxRequestDeadline;
 		}
 
 		public String getBusyMessage() {

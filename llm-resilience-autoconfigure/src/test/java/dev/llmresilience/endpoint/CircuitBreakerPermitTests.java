@@ -2,6 +2,7 @@ package dev.llmresilience.endpoint;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -10,8 +11,11 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.util.context.Context;
 
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -40,8 +44,14 @@ class CircuitBreakerPermitTests {
 
 	@Test
 	void answerArrivingAfterTheCallerLeftIsNotRecorded() {
-		CircuitBreakerPermit.run(this.breaker, Mono.just("late")).subscribe(new LeavingAtOnce());
+		LateAnswer late = new LateAnswer();
+		List<Object> discarded = new CopyOnWriteArrayList<>();
+		CircuitBreakerPermit.run(this.breaker, late).subscribe(new LeavingAtOnce(discarded::add));
+		assertThat(late.cancelled).as("the caller let go before the answer came").isTrue();
+		late.answer("late");
+		assertThat(discarded).as("the answer arrived, and was dropped").containsExactly("late");
 		assertThat(this.breaker.getMetrics().getNumberOfBufferedCalls()).isZero();
+		assertThat(this.breaker.getMetrics().getNumberOfNotPermittedCalls()).isZero();
 	}
 
 	@Test
@@ -57,12 +67,62 @@ class CircuitBreakerPermitTests {
 		assertThat(buffered).containsExactly(1, 1);
 	}
 
-	/** A caller that lets go as soon as it has subscribed. */
+	/** A caller that lets go as soon as it has subscribed, and hears what is dropped after that. */
 	private static final class LeavingAtOnce extends BaseSubscriber<Object> {
+
+		private final Context context;
+
+		LeavingAtOnce() {
+			this((dropped) -> {
+			});
+		}
+
+		LeavingAtOnce(Consumer<Object> onDiscard) {
+			this.context = Operators.enableOnDiscard(Context.empty(), onDiscard);
+		}
+
+		@Override
+		public Context currentContext() {
+			return this.context;
+		}
 
 		@Override
 		protected void hookOnSubscribe(Subscription subscription) {
 			cancel();
+		}
+
+	}
+
+	/**
+	 * An upstream that answers when the test says, whether or not it was cancelled, as an HTTP
+	 * answer already on its way does: the case the permit must drop.
+	 */
+	private static final class LateAnswer extends Mono<String> {
+
+		private volatile boolean cancelled;
+
+		private volatile CoreSubscriber<? super String> subscriber;
+
+		@Override
+		public void subscribe(CoreSubscriber<? super String> actual) {
+			this.subscriber = actual;
+			actual.onSubscribe(new Subscription() {
+
+				@Override
+				public void request(long n) {
+				}
+
+				@Override
+				public void cancel() {
+					LateAnswer.this.cancelled = true;
+				}
+
+			});
+		}
+
+		void answer(String value) {
+			this.subscriber.onNext(value);
+			this.subscriber.onComplete();
 		}
 
 	}
