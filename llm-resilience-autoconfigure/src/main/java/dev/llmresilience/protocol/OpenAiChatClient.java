@@ -34,7 +34,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * provider sends is logged by the codecs, and what of it reaches an exception is redacted
  * ({@link ProviderText}).
  */
-public final class OpenAiChatClient implements LlmClient {
+public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private final ClientSettings settings;
 
@@ -49,6 +49,9 @@ public final class OpenAiChatClient implements LlmClient {
 	private final ReportedUsage usage;
 
 	private final SseEvents events;
+
+	private volatile Runnable onClose = () -> {
+	};
 
 	/**
 	 * Create a client.
@@ -66,6 +69,17 @@ public final class OpenAiChatClient implements LlmClient {
 		this.providerText = new ProviderText(settings, classifier);
 		this.usage = new ReportedUsage(settings.name());
 		this.events = new SseEvents((int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize()));
+	}
+
+	OpenAiChatClient onClose(Runnable onClose) {
+		this.onClose = onClose;
+		return this;
+	}
+
+	/** Releases the client's connection pool when the factory created one for it. */
+	@Override
+	public void close() {
+		this.onClose.run();
 	}
 
 	@Override
