@@ -120,7 +120,7 @@ final class EndpointSettingsResolver {
 					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
 							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
 		}
-		SettingLayers layers = new SettingLayers(prefix, endpoint, this.properties.getDefaults());
+		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
 		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
 		return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
 				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
@@ -144,7 +144,7 @@ final class EndpointSettingsResolver {
 		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
 	}
 
-	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(SettingLayers layers) {
+	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(PropertyLayers layers) {
 		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
 		String minimumKey = "circuit-breaker.minimum-number-of-calls";
 		// Unset, it follows a smaller window down, so that setting only the window is enough.
@@ -163,7 +163,7 @@ final class EndpointSettingsResolver {
 				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f));
 	}
 
-	private static EndpointSettings.RetrySettings retry(SettingLayers layers) {
+	private static EndpointSettings.RetrySettings retry(PropertyLayers layers) {
 		int maxAttempts = layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 3, 1);
 		Duration initial = layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff(), Duration.ofMillis(500));
 		String multiplierKey = "retry.multiplier";
@@ -183,7 +183,7 @@ final class EndpointSettingsResolver {
 		return new EndpointSettings.RetrySettings(maxAttempts, initial, multiplier, maxBackoff, jitter, maxRetryAfter);
 	}
 
-	private static EndpointSettings.BulkheadSettings bulkhead(SettingLayers layers) {
+	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
 		return new EndpointSettings.BulkheadSettings(
 				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 50, 1),
 				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait(), Duration.ZERO));

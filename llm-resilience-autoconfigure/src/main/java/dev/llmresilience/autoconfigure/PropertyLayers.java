@@ -8,15 +8,14 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Looks a resilience key up in the endpoint, then in {@code llm.defaults}, then takes the built-in
- * default, and checks its range: a value out of range raises an {@link LlmConfigurationException}
- * naming the property where it was set.
+ * Looks a resilience key up in an endpoint, then in {@code llm.defaults}, then takes the built-in
+ * default, and checks the value, naming the property where it was set when it is rejected.
  *
- * @param prefix the endpoint's property prefix, e.g. {@code llm.endpoints.gpt-4o.}
+ * @param prefix the endpoint's property prefix, with its trailing dot
  * @param endpoint the endpoint's properties
  * @param defaults {@code llm.defaults}
  */
-record SettingLayers(String prefix, EndpointProperties endpoint, ResilienceProperties defaults) {
+record PropertyLayers(String prefix, EndpointProperties endpoint, ResilienceProperties defaults) {
 
 	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
