@@ -29,6 +29,7 @@ public final class FailureClassifier {
 
 	private static final String CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded";
 
+
 	private final Clock clock;
 
 	/**
@@ -202,8 +203,18 @@ public final class FailureClassifier {
 	 * @return a {@link Outcome#CONNECTION_FAILED} failure
 	 */
 	public LlmUpstreamException truncatedStream(String endpoint) {
+		return truncatedStream(endpoint, "[DONE]");
+	}
+
+	/**
+	 * The failure of a stream whose body ended before the event that ends the protocol's streams.
+	 * @param endpoint the endpoint's name
+	 * @param end the event that should have ended it, e.g. {@code message_stop}
+	 * @return a {@link Outcome#CONNECTION_FAILED} failure
+	 */
+	public LlmUpstreamException truncatedStream(String endpoint, String end) {
 		return upstream(endpoint, Outcome.CONNECTION_FAILED, 200,
-				"The stream ended before [DONE] and without a finish reason");
+				"The stream ended before " + end + " and without a finish reason");
 	}
 
 	/**
@@ -240,6 +251,9 @@ public final class FailureClassifier {
 		if (!outcomeOf(error).isRetryable()) {
 			return false;
 		}
+		if (error instanceof LlmUpstreamException upstream && upstream.noRetry() != null) {
+			return false;
+		}
 		Duration retryAfter = (error instanceof LlmUpstreamException upstream) ? upstream.retryAfter() : null;
 		return retryAfter == null || retryAfter.compareTo(maxRetryAfter) <= 0;
 	}
@@ -254,13 +268,14 @@ public final class FailureClassifier {
 	}
 
 	/**
-	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI), else {@code Retry-After} in
-	 * seconds or as an HTTP date.
+	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI, Azure OpenAI), else
+	 * {@code x-ms-retry-after-ms} (Azure), else {@code Retry-After} (every provider, Anthropic
+	 * included) in seconds or as an HTTP date.
 	 * @param headers the response headers
 	 * @return the wait, or {@code null} when there is none that can be read
 	 */
 	public @Nullable Duration retryAfter(HttpHeaders headers) {
-		return RetryAfter.read(headers, this.clock);
+		return RetryAfter.of(headers, this.clock);
 	}
 
 	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {

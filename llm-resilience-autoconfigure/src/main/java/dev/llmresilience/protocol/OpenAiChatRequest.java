@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * is merged into the body as it is, and may not repeat any field of this record: each component's
  * JSON name is reserved ({@link ReservedFields}), so a field added here is reserved at once.
  *
- * @param model the model
+ * @param model the model, or {@code null} where the path names it (Azure)
  * @param messages the conversation
  * @param temperature sampling temperature
  * @param maxTokens largest completion
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * @param extra fields passed through
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-record OpenAiChatRequest(@JsonProperty("model") String model, @JsonProperty("messages") List<Message> messages,
+record OpenAiChatRequest(@JsonProperty("model") @Nullable String model, @JsonProperty("messages") List<Message> messages,
 		@JsonProperty("temperature") @Nullable Double temperature,
 		@JsonProperty("max_tokens") @Nullable Integer maxTokens, @JsonProperty("stream") @Nullable Boolean stream,
 		@JsonProperty("stream_options") @Nullable StreamOptions streamOptions, @JsonAnyGetter Map<String, Object> extra) {

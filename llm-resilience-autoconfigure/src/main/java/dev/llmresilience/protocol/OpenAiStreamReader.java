@@ -4,17 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
-import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
-import dev.llmresilience.failure.LlmUpstreamException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SynchronousSink;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.codec.ServerSentEvent;
 
@@ -22,9 +18,8 @@ import org.springframework.http.codec.ServerSentEvent;
  * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s. Spring's
  * SSE decoder has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
  * multi-line {@code data}); this reads each event's JSON, follows the first choice, ends at
- * {@code [DONE]}, and turns an error sent as an event into the failure it stands for. It counts the
- * events and the whitespace before the first token against the attempt's {@link StreamLimits}, and
- * checks the token counts ({@link ReportedUsage}). One reader serves one attempt.
+ * {@code [DONE]}, and turns an error sent as an event into the failure it stands for. The token
+ * counts are checked ({@link ReportedUsage}) and the model redacted ({@link ProviderText}).
  */
 final class OpenAiStreamReader {
 
@@ -32,38 +27,28 @@ final class OpenAiStreamReader {
 
 	private final String endpoint;
 
-	private final JsonMapper mapper;
-
 	private final FailureClassifier classifier;
 
 	private final Function<OpenAiChatCompletion.Error, LlmException> errorEvent;
-
-	private final StreamLimits limits;
 
 	private final ReportedUsage usage;
 
 	private final ProviderText providerText;
 
-	private boolean answering;
-
 	/**
 	 * Create a reader.
 	 * @param endpoint the endpoint's name
-	 * @param mapper the mapper for the wire format
 	 * @param classifier the classifier
 	 * @param errorEvent classifies an error the provider sent as an event, as it would an error body
-	 * @param limits the attempt's caps
 	 * @param usage checks the token counts
 	 * @param providerText makes what the provider names safe to show
 	 */
-	OpenAiStreamReader(String endpoint, JsonMapper mapper, FailureClassifier classifier,
-			Function<OpenAiChatCompletion.Error, LlmException> errorEvent, StreamLimits limits, ReportedUsage usage,
+	OpenAiStreamReader(String endpoint, FailureClassifier classifier,
+			Function<OpenAiChatCompletion.Error, LlmException> errorEvent, ReportedUsage usage,
 			ProviderText providerText) {
 		this.endpoint = endpoint;
-		this.mapper = mapper;
 		this.classifier = classifier;
 		this.errorEvent = errorEvent;
-		this.limits = limits;
 		this.usage = usage;
 		this.providerText = providerText;
 	}
@@ -82,13 +67,6 @@ final class OpenAiStreamReader {
 	}
 
 	private void decode(ServerSentEvent<String> event, SynchronousSink<CompletionDelta> sink, boolean[] done) {
-		try {
-			this.limits.countEvent();
-		}
-		catch (LlmUpstreamException tooMany) {
-			sink.error(tooMany);
-			return;
-		}
 		String data = event.data();
 		boolean errorEvent = "error".equals(event.event());
 		if ((data == null || data.isBlank()) && !errorEvent) {
@@ -101,8 +79,7 @@ final class OpenAiStreamReader {
 		}
 		OpenAiChatChunk chunk = parse(data);
 		if (chunk == null) {
-			sink.error(new LlmUpstreamException(this.endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
-					"A stream event is not valid JSON", null));
+			sink.error(WireJson.malformed(this.endpoint, "A stream event is not valid JSON"));
 		}
 		else if (chunk.error() != null || errorEvent) {
 			OpenAiChatCompletion.Error error = (chunk.error() != null) ? chunk.error()
@@ -114,29 +91,21 @@ final class OpenAiStreamReader {
 		}
 	}
 
-	private @Nullable OpenAiChatChunk parse(@Nullable String data) {
+	private static @Nullable OpenAiChatChunk parse(@Nullable String data) {
 		if (data == null || data.isBlank()) {
 			return new OpenAiChatChunk(null, null, null, null);
 		}
-		try {
-			return this.mapper.readValue(data, OpenAiChatChunk.class);
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
+		return WireJson.readOrNull(data, OpenAiChatChunk.class);
 	}
 
 	private CompletionDelta delta(OpenAiChatChunk chunk) {
 		OpenAiChatChunk.Choice choice = firstChoice(chunk.choices());
 		OpenAiChatChunk.Delta delta = (choice != null) ? choice.delta() : null;
 		String content = (delta != null && delta.content() != null) ? delta.content() : "";
-		List<ToolCallDelta> toolCalls = toolCalls(delta);
-		if (!this.answering) {
-			this.answering = !content.isBlank() || !toolCalls.isEmpty();
-			content = this.answering ? content : this.limits.keepLeading(content);
-		}
-		return new CompletionDelta(content, toolCalls, (choice != null) ? choice.finishReason() : null,
-				this.usage.read(chunk.usage()), this.providerText.model(chunk.model()));
+		OpenAiChatCompletion.Usage usage = chunk.usage();
+		return new CompletionDelta(content, toolCalls(delta), (choice != null) ? choice.finishReason() : null,
+				(usage != null) ? this.usage.read(usage.promptTokens(), usage.completionTokens()) : null,
+				this.providerText.model(chunk.model()));
 	}
 
 	// With n > 1 the choices' chunks interleave; like chat, the answer is the first choice's.

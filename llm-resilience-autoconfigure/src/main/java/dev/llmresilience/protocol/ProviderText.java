@@ -1,6 +1,5 @@
 package dev.llmresilience.protocol;
 
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.llmresilience.failure.FailureClassifier;
@@ -10,13 +9,11 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one endpoint's provider says in words, made safe to show: the message, code and type of its
- * errors, the model it names, and the errors of the transport and decoders, with the endpoint's key and header values
- * (and anything shaped like a key) redacted and each text cut to
- * {@value Redaction#MAX_PROVIDER_TEXT} characters.
+ * errors, the model it names, and the errors of the transport and decoders, with the endpoint's key
+ * and header values ({@link ClientSettings#secrets()}, and anything shaped like a key) redacted and
+ * each text cut to {@value Redaction#MAX_PROVIDER_TEXT} characters. Every protocol's client uses one.
  */
-final class ProviderText {
-
-	private static final int SHORTEST_SECRET = 8;
+public final class ProviderText {
 
 	private final String endpoint;
 
@@ -26,28 +23,15 @@ final class ProviderText {
 
 	private volatile @Nullable String[] lastModel = new String[2];
 
-	ProviderText(ClientSettings settings, FailureClassifier classifier) {
-		this.endpoint = settings.name();
-		this.secrets = secrets(settings);
-		this.classifier = classifier;
-	}
-
 	/**
-	 * What a provider's text must not repeat: the key and the header values (an organization or
-	 * project id, an Azure {@code api-key}). Values shorter than {@value #SHORTEST_SECRET} characters
-	 * are no secrets, and redacting them would garble the message (a version such as {@code v1}).
+	 * Create one for an endpoint.
+	 * @param settings the endpoint's settings
+	 * @param classifier the classifier
 	 */
-	private static List<String> secrets(ClientSettings settings) {
-		List<String> secrets = new ArrayList<>();
-		if (settings.apiKey().reveal() != null) {
-			secrets.add(settings.apiKey().reveal());
-		}
-		settings.headers()
-			.values()
-			.stream()
-			.filter((value) -> value.length() >= SHORTEST_SECRET)
-			.forEach(secrets::add);
-		return List.copyOf(secrets);
+	public ProviderText(ClientSettings settings, FailureClassifier classifier) {
+		this.endpoint = settings.name();
+		this.secrets = settings.secrets();
+		this.classifier = classifier;
 	}
 
 	/**
@@ -55,7 +39,7 @@ final class ProviderText {
 	 * @param model the model, or {@code null}
 	 * @return the model redacted and cut, or {@code null}
 	 */
-	@Nullable String model(@Nullable String model) {
+	public @Nullable String model(@Nullable String model) {
 		if (model == null) {
 			return null;
 		}
@@ -69,10 +53,17 @@ final class ProviderText {
 		return redacted;
 	}
 
-	ProviderError error(OpenAiChatCompletion.Error error) {
-		String code = (error.code() != null) ? String.valueOf(error.code()) : null;
-		return new ProviderError(Redaction.redactAndCut(error.type(), this.secrets),
-				Redaction.redactAndCut(code, this.secrets), Redaction.redactAndCut(error.message(), this.secrets));
+	/**
+	 * An error object of the provider's.
+	 * @param type its type, or {@code null}
+	 * @param code its code (a string, a number, or anything a provider put there), or {@code null}
+	 * @param message its message, or {@code null}
+	 * @return the error, each field redacted and cut
+	 */
+	public ProviderError error(@Nullable String type, @Nullable Object code, @Nullable String message) {
+		return new ProviderError(Redaction.redactAndCut(type, this.secrets),
+				Redaction.redactAndCut((code != null) ? String.valueOf(code) : null, this.secrets),
+				Redaction.redactAndCut(message, this.secrets));
 	}
 
 	/**
@@ -80,7 +71,7 @@ final class ProviderText {
 	 * @param error the error
 	 * @return the classified error, with no secret and no raw cause
 	 */
-	Throwable classify(Throwable error) {
+	public Throwable classify(Throwable error) {
 		return this.classifier.classifyError(this.endpoint, error, this.secrets);
 	}
 

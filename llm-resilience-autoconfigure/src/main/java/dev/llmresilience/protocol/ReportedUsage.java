@@ -12,12 +12,12 @@ import org.jspecify.annotations.Nullable;
  * would lower the day's spend, and one above {@value #MAX_TOKENS} (more than any model's context
  * window) would spend the budget with one answer. Such a count is ignored (as if not reported), and
  * the first one is logged at WARN; later ones are ignored silently, so a provider that always sends
- * them does not flood the log.
+ * them does not flood the log. Every protocol's client uses one.
  */
-final class ReportedUsage {
+public final class ReportedUsage {
 
 	/** The largest count believed. */
-	static final long MAX_TOKENS = 10_000_000;
+	public static final long MAX_TOKENS = 10_000_000;
 
 	private static final Log logger = LogFactory.getLog(ReportedUsage.class);
 
@@ -25,32 +25,40 @@ final class ReportedUsage {
 
 	private final AtomicBoolean warned = new AtomicBoolean();
 
-	ReportedUsage(String endpoint) {
+	/**
+	 * Create one for an endpoint.
+	 * @param endpoint the endpoint's name, for the warning
+	 */
+	public ReportedUsage(String endpoint) {
 		this.endpoint = endpoint;
 	}
 
-	@Nullable Usage read(OpenAiChatCompletion.@Nullable Usage usage) {
-		if (usage == null) {
-			return null;
-		}
-		Integer prompt = count("prompt_tokens", usage.promptTokens());
-		Integer completion = count("completion_tokens", usage.completionTokens());
-		return (prompt == null && completion == null) ? null : new Usage(prompt, completion);
+	/**
+	 * The counts a provider reported, those that cannot be right left out.
+	 * @param prompt the prompt (input) tokens, or {@code null}
+	 * @param completion the completion (output) tokens, or {@code null}
+	 * @return the usage, or {@code null} when neither count is usable
+	 */
+	public @Nullable Usage read(@Nullable Number prompt, @Nullable Number completion) {
+		Integer promptTokens = count("prompt tokens", prompt);
+		Integer completionTokens = count("completion tokens", completion);
+		return (promptTokens == null && completionTokens == null) ? null : new Usage(promptTokens, completionTokens);
 	}
 
-	private @Nullable Integer count(String field, @Nullable Long value) {
+	private @Nullable Integer count(String what, @Nullable Number value) {
 		if (value == null) {
 			return null;
 		}
-		if (value < 0 || value > MAX_TOKENS) {
+		long tokens = value.longValue();
+		if (tokens < 0 || tokens > MAX_TOKENS) {
 			if (this.warned.compareAndSet(false, true)) {
-				logger.warn("Endpoint '" + this.endpoint + "' reported " + field + "=" + value
+				logger.warn("Endpoint '" + this.endpoint + "' reported " + tokens + " " + what
 						+ ", which cannot be right (a count is 0 to " + MAX_TOKENS + "): it is ignored and not priced. "
 						+ "Only the first such count of this endpoint is logged.");
 			}
 			return null;
 		}
-		return value.intValue();
+		return (int) tokens;
 	}
 
 }

@@ -6,6 +6,9 @@ import reactor.core.publisher.Flux;
 
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.client.ClientResponse;
 
 /**
  * The caps on what one streamed attempt may send, so that a faulty provider cannot grow memory
@@ -13,12 +16,13 @@ import org.springframework.core.io.buffer.DataBufferUtils;
  * events in all ({@code max-response-size} already caps each event), and at most
  * {@value #MAX_LEADING_WHITESPACE} characters of whitespace kept before the first token. Past a
  * cap the attempt fails as {@link Outcome#MALFORMED_RESPONSE}: retried and counted as a provider
- * failure before the first token, a broken stream after it. One instance serves one attempt.
+ * failure before the first token, a broken stream after it. One instance serves one attempt; every
+ * protocol's client reads its streams through one.
  */
-final class StreamLimits {
+public final class StreamLimits {
 
 	/** Whitespace kept before a stream's first token, in characters; the rest is dropped. */
-	static final int MAX_LEADING_WHITESPACE = 1024;
+	public static final int MAX_LEADING_WHITESPACE = 1024;
 
 	private final String endpoint;
 
@@ -26,24 +30,56 @@ final class StreamLimits {
 
 	private final long maxEvents;
 
+	private final SseEvents sse;
+
 	private long bytes;
 
 	private long events;
 
 	private int leadingWhitespace;
 
-	StreamLimits(ClientSettings settings) {
+	private boolean answering;
+
+	/**
+	 * The caps of one attempt.
+	 * @param settings the endpoint's settings
+	 */
+	public StreamLimits(ClientSettings settings) {
 		this.endpoint = settings.name();
 		this.maxBytes = settings.maxStreamSize();
 		this.maxEvents = settings.maxStreamEvents();
+		this.sse = new SseEvents((int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize()));
 	}
 
 	/**
-	 * Pass a body through, failing it once it has sent more than {@code max-stream-size} bytes.
-	 * @param body the body
-	 * @return the body, cut at the cap
+	 * The server-sent events of a response, split without logging them ({@link SseEvents}), failing
+	 * once the body has sent more than {@code max-stream-size} bytes or more than
+	 * {@code max-stream-events} events.
+	 * @param response the response
+	 * @return the events
 	 */
-	Flux<DataBuffer> countBytes(Flux<DataBuffer> body) {
+	public Flux<ServerSentEvent<String>> events(ClientResponse response) {
+		return this.sse.read(countBytes(response.body(BodyExtractors.toDataBuffers()))).handle((event, sink) -> {
+			if (++this.events > this.maxEvents) {
+				sink.error(exceeded("more than max-stream-events (" + this.maxEvents + " events)"));
+			}
+			else {
+				sink.next(event);
+			}
+		});
+	}
+
+	/**
+	 * The deltas of the attempt, with the whitespace sent before the first token cut to
+	 * {@value #MAX_LEADING_WHITESPACE} characters.
+	 * @param deltas the deltas a protocol's reader made of the events
+	 * @return the deltas
+	 */
+	public Flux<CompletionDelta> deltas(Flux<CompletionDelta> deltas) {
+		return deltas.map(this::keepLeading);
+	}
+
+	private Flux<DataBuffer> countBytes(Flux<DataBuffer> body) {
 		return body.handle((buffer, sink) -> {
 			this.bytes += buffer.readableByteCount();
 			if (this.bytes > this.maxBytes) {
@@ -56,25 +92,14 @@ final class StreamLimits {
 		});
 	}
 
-	/**
-	 * Count one event.
-	 * @throws LlmUpstreamException once there are more than {@code max-stream-events}
-	 */
-	void countEvent() {
-		if (++this.events > this.maxEvents) {
-			throw exceeded("more than max-stream-events (" + this.maxEvents + " events)");
+	private CompletionDelta keepLeading(CompletionDelta delta) {
+		if (this.answering || (this.answering = delta.hasAnswer())) {
+			return delta;
 		}
-	}
-
-	/**
-	 * The part of a whitespace-only text, sent before the first token, that is still kept.
-	 * @param whitespace the text
-	 * @return its first characters, up to what is left of {@value #MAX_LEADING_WHITESPACE}
-	 */
-	String keepLeading(String whitespace) {
+		String whitespace = delta.content();
 		int kept = Math.min(whitespace.length(), MAX_LEADING_WHITESPACE - this.leadingWhitespace);
 		this.leadingWhitespace += kept;
-		return (kept == whitespace.length()) ? whitespace : whitespace.substring(0, kept);
+		return (kept == whitespace.length()) ? delta : delta.withContent(whitespace.substring(0, kept));
 	}
 
 	private LlmUpstreamException exceeded(String what) {

@@ -274,13 +274,17 @@ class KeySafetyTests {
 		}
 		MeterRegistry meters = context.getBean(MeterRegistry.class);
 		assertThat(meters.getMeters()).isNotEmpty();
-		// the models the hostile answers named are no tags: one series per configured model
-		for (String meter : List.of("gen_ai.client.operation.duration", "gen_ai.client.token.usage")) {
+		// the models the hostile answers named are no tags: one series per configured model, on the
+		// starter's meters and on the timer Boot derives from the attempt observation
+		for (String meter : List.of("gen_ai.client.operation.duration", "gen_ai.client.token.usage",
+				"gen_ai.client.operation")) {
 			assertThat(meters.find(meter).meters()).as(meter)
 				.isNotEmpty()
 				.extracting((each) -> each.getId().getTag("gen_ai.response.model"))
 				.containsOnly("primary-model", "backup-model");
 		}
+		assertThat(meters.getMeters()).allSatisfy((meter) -> assertThat(meter.getId().toString()).as("meter tags")
+			.doesNotContain(HOSTILE_MODEL));
 		for (Meter meter : meters.getMeters()) {
 			this.seen.add(meter.getId().toString());
 			this.seen.add(get(http, "/actuator/metrics/" + meter.getId().getName()));

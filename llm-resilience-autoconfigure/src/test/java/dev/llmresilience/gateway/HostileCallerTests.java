@@ -81,7 +81,7 @@ class HostileCallerTests {
 		ChatRequest request = ChatRequest.builder().user("hello").extra("model", "a-dearer-model").build();
 		this.upstreams.runner().run((context) -> {
 			List<Attempt> attempts = new CopyOnWriteArrayList<>();
-			StepVerifier.create(endpoint(context, "primary").call(request, attempts::add))
+			StepVerifier.create(endpoint(context, "primary").chat(request, attempts::add))
 				.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(LlmInvalidRequestException.class)
 					.hasMessageContaining("'model'"))
 				.verify(WAIT);
