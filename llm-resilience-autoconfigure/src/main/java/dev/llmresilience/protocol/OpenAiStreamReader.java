@@ -15,8 +15,8 @@ import reactor.core.publisher.SynchronousSink;
 import org.springframework.http.codec.ServerSentEvent;
 
 /**
- * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s. Spring's
- * SSE decoder has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
+ * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s.
+ * {@link SseEvents} has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
  * multi-line {@code data}); this reads each event's JSON, follows the first choice, ends at
  * {@code [DONE]}, and turns an error sent as an event into the failure it stands for. The token
  * counts are checked ({@link ReportedUsage}) and the model redacted ({@link ProviderText}).

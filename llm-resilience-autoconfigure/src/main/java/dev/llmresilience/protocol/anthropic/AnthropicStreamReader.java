@@ -20,7 +20,7 @@ import org.springframework.http.codec.ServerSentEvent;
 
 /**
  * Turns the server-sent events of one streamed Messages API answer into {@link CompletionDelta}s.
- * Spring's SSE decoder has dealt with the framing; this reads each event's JSON and follows the
+ * The protocol's {@code StreamLimits} have dealt with the framing; this reads each event's JSON and follows the
  * message: text deltas become content, a {@code tool_use} block and its {@code input_json_delta}s
  * become tool-call pieces (numbered among the tool calls only, as OpenAI numbers them),
  * {@code message_delta} brings the finish reason and the usage, {@code message_stop} ends the
