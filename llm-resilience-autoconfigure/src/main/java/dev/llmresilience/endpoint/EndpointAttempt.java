@@ -132,7 +132,7 @@ final class EndpointAttempt {
 				return Flux.error(LlmEndpoint.guardTripped(this.settings.name()));
 			}
 			return this.streaming ? this.endpoint.client().stream(this.request)
-					: this.endpoint.client().chat(this.request).map(Answer::deltaOf).flux();
+					: this.endpoint.client().chat(this.request).map(CompletionDelta::of).flux();
 		});
 		AttemptWatchdog.Bounds bounds = this.time.bounds(now);
 		return upstream
