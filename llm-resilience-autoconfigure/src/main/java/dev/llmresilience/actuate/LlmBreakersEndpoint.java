@@ -25,6 +25,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -35,8 +36,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, the
  * routes, the deferred queue, the guards and the shared state; a write operation moves a breaker by
  * hand (on every replica, when the state is shared). Shows no API key and no header value.
+ * <p>
+ * Read-only by default, as Boot's own endpoints that change state are: whoever can reach the write
+ * operation can take every provider out of traffic ({@code FORCED_OPEN}) or stop a breaker from
+ * ever opening ({@code DISABLED}), on every replica when the state is shared. Allow it with
+ * {@code management.endpoint.llmbreakers.access=unrestricted}, behind Spring Security.
  */
-@Endpoint(id = "llmbreakers")
+@Endpoint(id = "llmbreakers", defaultAccess = Access.READ_ONLY)
 public class LlmBreakersEndpoint {
 
 	private static final List<String> STATES = Arrays.stream(ManualState.values()).map(Enum::name).toList();

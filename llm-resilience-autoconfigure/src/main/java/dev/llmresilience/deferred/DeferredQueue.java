@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -239,9 +238,10 @@ public final class DeferredQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Stop the timers and report, at WARN, every request still pending with its ticket: the
-	 * in-memory store does not survive a restart. (A shared store reports what it could not hand
-	 * over itself.)
+	 * Stop the timers and report, at WARN, how many requests are still pending: the in-memory store
+	 * does not survive a restart. Their tickets are not logged: a ticket is all it takes to read the
+	 * answer, and logs are read by more people than the callers who hold them. (A shared store
+	 * reports what it could not hand over itself.)
 	 */
 	@Override
 	public void close() {
@@ -249,9 +249,10 @@ public final class DeferredQueue implements AutoCloseable {
 		if (this.store.isShared()) {
 			return;
 		}
-		List<String> tickets = this.store.pending().stream().map(DeferredEntry::ticket).toList();
-		if (!tickets.isEmpty()) {
-			logger.warn(tickets.size() + " deferred LLM request(s) still pending at shutdown: " + tickets);
+		int pending = this.store.pendingCount();
+		if (pending > 0) {
+			logger.warn(pending + " deferred LLM request(s) still pending at shutdown; with a store that does not "
+					+ "outlive the application (the default in-memory one) they are lost");
 		}
 	}
 
@@ -268,8 +269,7 @@ public final class DeferredQueue implements AutoCloseable {
 		public void run(DeferredEntry entry) {
 			Function<ChatRequest, Mono<ChatResponse>> live = (runner != null) ? runner : lives.get(entry.ticket());
 			if (live == null) {
-				logger.warn("Deferred request " + entry.ticket()
-						+ " was queued by another replica, and this one has no gateway to run it with");
+				logger.warn("A deferred request was queued by another replica, and this one has no gateway to run it with");
 				return;
 			}
 			Instant due = entry.updatedAt().plus(delay.multipliedBy(1L << Math.min(20, entry.attempts())));

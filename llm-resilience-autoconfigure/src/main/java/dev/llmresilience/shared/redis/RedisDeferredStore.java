@@ -185,8 +185,8 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 				if (this.held.remove(ticket, ended) && counts == 1 && ended.won != null) {
 					ended.won.run();
 				}
-				else if (counts == 0 && logger.isDebugEnabled()) {
-					logger.debug("Deferred request " + ticket + " had already ended on another replica");
+				else if (counts == 0) {
+					logger.debug("A deferred request this replica ended had already ended on another replica");
 				}
 			}, (error) -> { });
 	}
@@ -284,15 +284,14 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	/**
 	 * Leave: what this replica runs stays on the stream and is taken over by the others; what it
-	 * took while Redis was unavailable and could not move there is lost, and said so at WARN.
+	 * took while Redis was unavailable and could not move there is lost, and counted at WARN (not
+	 * the tickets: a ticket is all it takes to read an answer).
 	 */
 	@Override
 	public void close() {
-		List<String> lost = this.held.values().stream().filter((h) -> h.isPending() && !h.inRedis)
-			.map((h) -> h.entry.ticket()).toList();
-		if (!lost.isEmpty()) {
-			logger.warn(lost.size() + " deferred LLM request(s) taken while Redis was unavailable are lost with this "
-					+ "replica: " + lost);
+		long lost = this.held.values().stream().filter((h) -> h.isPending() && !h.inRedis).count();
+		if (lost > 0) {
+			logger.warn(lost + " deferred LLM request(s) taken while Redis was unavailable are lost with this replica");
 		}
 	}
 
