@@ -96,7 +96,7 @@ class FleetBreakerTests {
 		for (int i = 0; i < 3; i++) {
 			runners.add(Replicas.replica(this.redis, "r" + i, "llm.endpoints.primary.base-url=" + views.get(i).baseUrl(),
 					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-					"llm.defaults.circuit-breaker.wait-duration-in-open-state=1s"));
+					"llm.defaults.circuit-breaker.wait-duration-in-open-state=2s"));
 		}
 		Replicas.run(runners, (replicas) -> {
 			List<List<CircuitBreaker.State>> seen = new ArrayList<>();
@@ -111,9 +111,10 @@ class FleetBreakerTests {
 			}
 			await().atMost(Duration.ofSeconds(5)).until(() -> allOpen(replicas));
 			int[] atOpen = views.stream().mapToInt(SwitchableProvider::requests).toArray();
-			// three rounds of failed probes (3 each), the fleet's traffic going on meanwhile
+			// two rounds of failed probes (3 each), the fleet's traffic going on meanwhile; the wait of 2 s leaves
+			// a busy machine time to tell every replica that the fleet opened before its own half-open could come
 			long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-			for (int i = 0; System.nanoTime() < deadline && sinceOpen(views, atOpen).stream().mapToInt(Integer::intValue).sum() < 9; i++) {
+			for (int i = 0; System.nanoTime() < deadline && sinceOpen(views, atOpen).stream().mapToInt(Integer::intValue).sum() < 6; i++) {
 				chat(replicas.get(i % 3));
 			}
 			List<Integer> calls = sinceOpen(views, atOpen);
@@ -123,8 +124,8 @@ class FleetBreakerTests {
 					assertThat(calls.get(i)).as("probes of follower r" + i + " since the fleet opened").isZero();
 				}
 			}
-			assertThat(calls.get(leader)).as("the leader's probes").isBetween(9, 12);
-			assertThat(reopens(seen.get(leader))).isGreaterThanOrEqualTo(3);
+			assertThat(calls.get(leader)).as("the leader's probes").isBetween(6, 9);
+			assertThat(reopens(seen.get(leader))).isGreaterThanOrEqualTo(2);
 
 			views.forEach(SwitchableProvider::heal);
 			deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
