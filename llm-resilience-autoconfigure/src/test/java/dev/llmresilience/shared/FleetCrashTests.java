@@ -70,7 +70,7 @@ class FleetCrashTests {
 					// the child holds it: the group handed the message to the child's consumer
 					try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
 							StatefulRedisConnection<String, String> connection = client.connect()) {
-						await().atMost(Duration.ofSeconds(10)).until(() -> connection.sync()
+						await().atMost(Duration.ofSeconds(30)).until(() -> connection.sync()
 							.xpending("llm:deferred", "llm-deferred")
 							.getConsumerMessageCount()
 							.getOrDefault("child", 0L) == 1L);

@@ -99,7 +99,7 @@ class FleetDeferredTests {
 			}
 			assertThat(replicas).allSatisfy((replica) -> assertThat(events(replica).failed).isEmpty());
 			for (ApplicationContext replica : replicas) {
-				await().atMost(Duration.ofSeconds(5)).until(
+				await().atMost(Duration.ofSeconds(30)).until(
 						() -> replica.getBean(dev.llmresilience.deferred.DeferredQueue.class).pending() == 0);
 			}
 		});

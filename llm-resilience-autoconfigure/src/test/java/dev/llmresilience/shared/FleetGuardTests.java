@@ -75,7 +75,7 @@ class FleetGuardTests {
 			assertThat(this.provider.getRequestCount()).isEqualTo(30);
 			assertThat(answered).isEqualTo(30);
 			for (ApplicationContext replica : replicas) {
-				await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+				await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 					BreakersDescriptor report = replica.getBean(LlmBreakersEndpoint.class).breakers();
 					assertThat(report.guard().callsThisHour()).isEqualTo(30);
 					assertThat(report.guard().tripped()).isTrue();
@@ -95,7 +95,7 @@ class FleetGuardTests {
 					for (int i = 0; replicas.stream().noneMatch(FleetGuardTests::budgetSpent) && i < 12; i++) {
 						assertThat(chat(replicas.get(i % 3)).cost()).isEqualByComparingTo("0.000011");
 					}
-					await().atMost(Duration.ofSeconds(5)).until(() -> replicas.stream().allMatch(FleetGuardTests::budgetSpent));
+					await().atMost(Duration.ofSeconds(30)).until(() -> replicas.stream().allMatch(FleetGuardTests::budgetSpent));
 					BigDecimal spent = new BigDecimal("0.000011").multiply(BigDecimal.valueOf(this.provider.getRequestCount()));
 					// 4 answers spend it; each replica checks the budget before a call, so a call or two may start
 					// on a replica that has not yet heard (one Redis round trip and a message) that it is spent
@@ -103,7 +103,7 @@ class FleetGuardTests {
 					int before = this.provider.getRequestCount();
 					for (ApplicationContext replica : replicas) {
 						assertThat(chat(replica).tier()).isEqualTo(Tier.BUSY);
-						await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+						await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(
 								replica.getBean(LlmBreakersEndpoint.class).breakers().budget().spentToday())
 							.isEqualByComparingTo(spent));
 					}

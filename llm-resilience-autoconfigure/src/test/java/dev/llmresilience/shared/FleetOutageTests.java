@@ -91,7 +91,7 @@ class FleetOutageTests {
 					StatefulRedisConnection<String, String> connection = client.connect()) {
 				CompletableFuture<String> frozen = connection.async()
 					.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
-							new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(4))
+							new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(6))
 					.toCompletableFuture();
 				for (int i = 0; i < 20; i++) {
 					assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
@@ -100,7 +100,7 @@ class FleetOutageTests {
 				frozen.join();
 			}
 			for (ApplicationContext replica : replicas) {
-				await().atMost(Duration.ofSeconds(10)).until(() -> calls(replica) == 20);
+				await().atMost(Duration.ofSeconds(30)).until(() -> calls(replica) == 20);
 			}
 		});
 	}
@@ -114,7 +114,7 @@ class FleetOutageTests {
 				assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
 			}
 			for (ApplicationContext replica : replicas) {
-				await().atMost(Duration.ofSeconds(10)).until(() -> calls(replica) == 4);
+				await().atMost(Duration.ofSeconds(30)).until(() -> calls(replica) == 4);
 			}
 
 			this.redis.stop();
@@ -122,7 +122,7 @@ class FleetOutageTests {
 				assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
 			}
 			for (ApplicationContext replica : replicas) {
-				await().atMost(Duration.ofSeconds(10)).until(() -> !sharedState(replica).get("available").equals(true));
+				await().atMost(Duration.ofSeconds(30)).until(() -> !sharedState(replica).get("available").equals(true));
 				assertThat(health(replica).getStatus()).isEqualTo(Status.UP);
 				assertThat(sharedState(replica)).containsEntry("type", "redis").containsKey("unavailableSince")
 					.containsKey("problem");
@@ -145,10 +145,10 @@ class FleetOutageTests {
 			for (ApplicationContext replica : replicas) {
 				await().atMost(Duration.ofSeconds(30)).until(() -> sharedState(replica).get("available").equals(true));
 			}
-			await().atMost(Duration.ofSeconds(10))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> endpoint(b, "spare").circuitBreaker().getState() == CircuitBreaker.State.FORCED_OPEN);
 			// the request taken while Redis was down is in Redis now: b knows it
-			await().atMost(Duration.ofSeconds(10)).until(() -> state(b, ticket) == DeferredResult.State.PENDING);
+			await().atMost(Duration.ofSeconds(30)).until(() -> state(b, ticket) == DeferredResult.State.PENDING);
 			this.flaky.heal();
 			await().atMost(Duration.ofSeconds(30)).until(() -> completed(replicas) == 1);
 			assertThat(state(b, ticket)).isEqualTo(DeferredResult.State.COMPLETED);
@@ -157,11 +157,11 @@ class FleetOutageTests {
 			// lost with Redis's data)
 			int made = 30 + this.flaky.requests();
 			for (ApplicationContext replica : replicas) {
-				await().atMost(Duration.ofSeconds(10)).until(() -> calls(replica) == made);
+				await().atMost(Duration.ofSeconds(30)).until(() -> calls(replica) == made);
 			}
 			// the channel works again: a state set by hand now reaches the other replica without a reconciliation
 			b.getBean(LlmBreakersEndpoint.class).transition("spare", "CLOSED");
-			await().atMost(Duration.ofSeconds(5))
+			await().atMost(Duration.ofSeconds(30))
 				.until(() -> endpoint(a, "spare").circuitBreaker().getState() == CircuitBreaker.State.CLOSED);
 			assertThat(count(output.getAll(), UNAVAILABLE)).isEqualTo(2);
 			assertThat(count(output.getAll(), "Shared LLM state on Redis is available again")).isEqualTo(2);

@@ -20,7 +20,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  * Replicas of one application, each its own application context with the starter's and Spring
  * Boot's Redis auto-configuration, sharing state on one real Redis. Heartbeats every 100 ms, a
  * replica unheard for 3 s is taken for gone, and Lettuce tries to reconnect every 100 ms, so that
- * the tests run in seconds; commands wait up to 1 s, as the machine that runs them may be busy.
+ * the tests run in seconds; commands wait up to 2 s, as the machine that runs them may be busy.
  */
 final class Replicas {
 
@@ -42,7 +42,7 @@ final class Replicas {
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + redis.port(),
 					"llm.shared-state.type=redis", "llm.shared-state.replica-name=" + name,
 					"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=3s",
-					"llm.shared-state.timeout=1s",
+					"llm.shared-state.timeout=2s",
 					"management.endpoints.web.exposure.include=llmbreakers", "llm.defaults.retry.initial-backoff=1ms",
 					"llm.defaults.retry.max-backoff=4ms")
 			.withPropertyValues(properties)
