@@ -24,34 +24,41 @@ import reactor.netty.resources.ConnectionProvider;
 import reactor.util.retry.Retry;
 
 /**
- * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time: a primary that
- * hangs (or answers 500) for the outage and then recovers, a healthy backup, and 4,200 requests
- * arriving evenly over the outage window (open loop: a request arrives on schedule whatever
- * happened to the ones before it). Normal traffic at the same rate runs for a while before the
- * outage (so the breaker's window starts full of successes, as in production) and after it (to see
- * when the primary is used again). Every wait is measured from the request's scheduled arrival.
+ * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time (or {@code -Dscale}): a primary that
+ * hangs, answers 500, or sends its first token only after 20 s for the outage and then recovers, a
+ * healthy backup, and 4,200 requests arriving evenly over the outage window (open loop: a request
+ * arrives on schedule whatever happened to the ones before it). Normal traffic at the same rate
+ * runs for a while before the outage (so the breaker's window starts full of successes, as in
+ * production) and, except in the {@code -quiet} scenarios, after it (to see when the primary is used
+ * again; the quiet ones send nothing after the outage, to see whether the breaker closes without
+ * traffic). Every wait is measured from the request's scheduled arrival.
  *
  * <p>System properties: {@code scenarios} (comma-separated names, default all), {@code passes}
- * (default 1).
+ * (default 1), {@code scale} (default 0.01: every duration of the run, the providers' and the
+ * gateway's, is its real-time value times this).
  */
 public final class OutageReplay {
 
-	/** 1/100 of real time. */
-	static final double SCALE = 0.01;
+	/** The time scale: 1/100 of real time unless {@code -Dscale} says otherwise (0.02 for 1/50). */
+	static final double SCALE = Double.parseDouble(System.getProperty("scale", "0.01"));
 
-	static final Duration NORMAL_LATENCY = Duration.ofMillis(8);
+	/** The providers' normal time to a whole answer (first token at half of it). */
+	static final Duration NORMAL_LATENCY = scaled(Duration.ofMillis(800));
 
-	static final Duration OUTAGE = Duration.ofMillis(6_600);
+	static final Duration OUTAGE = scaled(Duration.ofSeconds(660));
 
 	static final int OUTAGE_REQUESTS = 4_200;
 
-	static final Duration BEFORE = Duration.ofMillis(1_000);
+	static final Duration BEFORE = scaled(Duration.ofSeconds(100));
 
-	static final Duration AFTER = Duration.ofMillis(2_000);
+	static final Duration AFTER = scaled(Duration.ofSeconds(200));
 
-	static final Duration NAIVE_TIMEOUT = Duration.ofMillis(600);
+	static final Duration NAIVE_TIMEOUT = scaled(Duration.ofSeconds(60));
 
-	static final Duration NAIVE_BACKOFF = Duration.ofMillis(5);
+	static final Duration NAIVE_BACKOFF = scaled(Duration.ofMillis(500));
+
+	/** The slow primary's first token. */
+	static final Duration SLOW_FIRST_TOKEN = scaled(Duration.ofSeconds(20));
 
 	private static final ChatRequest REQUEST = ChatRequest.ofUser("Hello");
 
@@ -60,7 +67,7 @@ public final class OutageReplay {
 	/** Who the requests go through. */
 	enum Client {
 
-		/** WebClient, 3 attempts of 600 ms (Reactor retry, 5 ms backoff), no breaker, no fallback. */
+		/** WebClient, 3 attempts of 60 s (Reactor retry, 500 ms backoff), no breaker, no fallback (real time). */
 		NAIVE,
 
 		/** The gateway, route [primary]. */
@@ -84,26 +91,41 @@ public final class OutageReplay {
 	 * @param mode what the primary does in the outage, or {@code null} for no outage
 	 * @param bulkhead the gateway endpoints' max-concurrent-calls (default 50)
 	 * @param deadlineMillis the gateway's deadline (default 900 ms, the 90 s default scaled)
+	 * @param quiet no traffic after the outage (the breaker must close on its own)
 	 */
-	record Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead, long deadlineMillis) {
+	record Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead, long deadlineMillis,
+			boolean quiet) {
 
 		Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead) {
-			this(name, client, mode, bulkhead, deadline().toMillis());
+			this(name, client, mode, bulkhead, deadline().toMillis(), false);
 		}
 
 	}
 
-	static final List<Scenario> SCENARIOS = List.of(new Scenario("backup-raw", Client.RAW_BACKUP, null, 50),
-			new Scenario("backup-gateway", Client.GATEWAY_BACKUP, null, 50),
-			new Scenario("hang-naive", Client.NAIVE, FailureMode.HANG, 50),
-			new Scenario("hang-gateway-primary", Client.GATEWAY_PRIMARY, FailureMode.HANG, 50),
-			new Scenario("hang-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 50),
-			new Scenario("hang-gateway-primary-bulkhead1000", Client.GATEWAY_PRIMARY, FailureMode.HANG, 1000),
-			new Scenario("hang-gateway-backup-bulkhead1000", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 1000),
-			new Scenario("hang-gateway-backup-deadline1300", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 50, 1300),
-			new Scenario("500-naive", Client.NAIVE, FailureMode.HTTP_500, 50),
-			new Scenario("500-gateway-primary", Client.GATEWAY_PRIMARY, FailureMode.HTTP_500, 50),
-			new Scenario("500-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HTTP_500, 50));
+	static final List<Scenario> SCENARIOS = scenarios();
+
+	private static List<Scenario> scenarios() {
+		List<Scenario> scenarios = new ArrayList<>(List.of(new Scenario("backup-raw", Client.RAW_BACKUP, null, 50),
+				new Scenario("backup-gateway", Client.GATEWAY_BACKUP, null, 50)));
+		for (FailureMode mode : FailureMode.values()) {
+			String shape = switch (mode) {
+				case HANG -> "hang";
+				case HTTP_500 -> "500";
+				case SLOW_FIRST_TOKEN -> "slow";
+			};
+			scenarios.add(new Scenario(shape + "-naive", Client.NAIVE, mode, 50));
+			scenarios.add(new Scenario(shape + "-gateway-primary", Client.GATEWAY_PRIMARY, mode, 50));
+			scenarios.add(new Scenario(shape + "-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, mode, 50));
+			scenarios.add(new Scenario(shape + "-gateway-backup-quiet", Client.GATEWAY_PRIMARY_BACKUP, mode, 50,
+					deadline().toMillis(), true));
+			if (mode == FailureMode.HANG) {
+				scenarios.add(new Scenario("hang-gateway-backup-bulkhead1000", Client.GATEWAY_PRIMARY_BACKUP, mode, 1000));
+				scenarios.add(new Scenario("hang-gateway-backup-deadline1300", Client.GATEWAY_PRIMARY_BACKUP, mode, 50,
+						1300, false));
+			}
+		}
+		return List.copyOf(scenarios);
+	}
 
 	private OutageReplay() {
 	}
@@ -111,14 +133,13 @@ public final class OutageReplay {
 	public static void main(String[] args) throws Exception {
 		String only = System.getProperty("scenarios", "");
 		int passes = Integer.getInteger("passes", 1);
-		Machine.describe("OutageReplay: the 11-minute outage at 1/100 time");
+		Machine.describe(String.format(Locale.ROOT, "OutageReplay: the 11-minute outage at 1/%.0f time", 1 / SCALE));
 		System.out.printf(Locale.ROOT,
-				"time scale 1/100; outage %d ms with %d requests (one every %.3f ms), %d ms of normal traffic before and %d ms after; "
-						+ "normal latency %d ms; gateway: built-in defaults with every duration x0.01 (timeout %s, open %s, backoff %s..%s, deadline %s)%n",
-				OUTAGE.toMillis(), OUTAGE_REQUESTS, INTERVAL_NANOS / 1e6, BEFORE.toMillis(), AFTER.toMillis(),
-				NORMAL_LATENCY.toMillis(), Endpoints.scaled(Duration.ofSeconds(60), SCALE),
-				Endpoints.scaled(Duration.ofSeconds(30), SCALE), Endpoints.scaled(Duration.ofMillis(500), SCALE),
-				Endpoints.scaled(Duration.ofSeconds(8), SCALE), deadline());
+				"time scale 1/%.0f; outage %d ms with %d requests (one every %.3f ms), %d ms of normal traffic before and %d ms after "
+						+ "(none in -quiet); normal latency %d ms (first token at half of it), slow first token %d ms; gateway deadline %s%n",
+				1 / SCALE, OUTAGE.toMillis(), OUTAGE_REQUESTS, INTERVAL_NANOS / 1e6, BEFORE.toMillis(), AFTER.toMillis(),
+				NORMAL_LATENCY.toMillis(), SLOW_FIRST_TOKEN.toMillis(), deadline());
+		System.out.println("endpoint settings: " + Endpoints.describe(Endpoints.settings("primary", "http://127.0.0.1:9/v1", SCALE, 50)));
 		warmUp();
 		List<String> rows = new ArrayList<>();
 		OutageResult backupBaseline = null;
@@ -132,17 +153,21 @@ public final class OutageReplay {
 				if (scenario.client() == Client.RAW_BACKUP) {
 					backupBaseline = result;
 				}
-				result.print(backupBaseline);
+				OutageReport.print(result, backupBaseline);
 				rows.add(result.row());
 				System.gc();
 				Thread.sleep(500);
 			}
 		}
 		System.out.println();
-		System.out.println("| scenario | primary hits in outage: before open / after open (probes allowed: 3 x half-opens; most sent in one half-open) | time to open (real) | wait before open: mean / p99 (real) | wait after open: mean / p99 / max (real) | answered | primary used again after recovery (real) | breaker CLOSED after recovery (real) |");
-		System.out.println("|---|---|---|---|---|---|---|---|");
+		System.out.println(OutageResult.HEADER);
 		rows.forEach(System.out::println);
 		System.out.println("load avg at end: " + Machine.loadAverage());
+	}
+
+	/** A real-time duration on the replay's scale. */
+	static Duration scaled(Duration real) {
+		return Endpoints.scaled(real, SCALE);
 	}
 
 	static Duration deadline() {
@@ -158,15 +183,15 @@ public final class OutageReplay {
 	}
 
 	private static OutageResult run(Scenario scenario, int outageRequests) {
-		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, mode(scenario), true);
+		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, SLOW_FIRST_TOKEN, mode(scenario), true);
 				StubProvider backup = new StubProvider("backup", NORMAL_LATENCY, FailureMode.HANG, true);
 				Endpoints endpoints = new Endpoints()) {
 			List<long[]> transitions = new ArrayList<>();
-			List<long[]> sends = new ArrayList<>();
+			List<WatchedClient> watched = new ArrayList<>();
 			List<ConnectionProvider> pools = new ArrayList<>();
-			Supplier<Mono<OutageResult.Reply>> call = client(scenario, primary, backup, endpoints, transitions, sends, pools);
+			Supplier<Mono<OutageResult.Reply>> call = client(scenario, primary, backup, endpoints, transitions, watched, pools);
 			long before = BEFORE.toNanos() / INTERVAL_NANOS;
-			long after = AFTER.toNanos() / INTERVAL_NANOS;
+			long after = scenario.quiet() ? 0 : AFTER.toNanos() / INTERVAL_NANOS;
 			int total = (int) (before + outageRequests + after);
 			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
 			long outageStart = start + before * INTERVAL_NANOS;
@@ -182,9 +207,7 @@ public final class OutageReplay {
 			for (int i = 0; i < total; i++) {
 				long target = start + i * INTERVAL_NANOS;
 				scheduled[i] = target;
-				for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
-					LockSupport.parkNanos(target - now);
-				}
+				parkUntil(target);
 				int index = i;
 				lags[i] = System.nanoTime() - target;
 				call.get().subscribe((reply) -> {
@@ -197,14 +220,23 @@ public final class OutageReplay {
 					done.countDown();
 				});
 			}
-			boolean finished = done.await(10, TimeUnit.SECONDS);
+			boolean finished = done.await(Math.max(10_000, scaled(Duration.ofSeconds(1000)).toMillis()), TimeUnit.MILLISECONDS);
+			// a quiet run watches the breaker for as long as the others send traffic after the outage
+			parkUntil(outageEnd + AFTER.toNanos());
 			pools.forEach(ConnectionProvider::dispose);
+			List<WatchedClient.Send> sends = watched.isEmpty() ? List.of() : watched.get(0).sends();
 			return new OutageResult(scenario, finished, outageStart, outageEnd, scheduled, waits, lags, replies,
-					primary.arrivals(), backup.arrivals(), copy(transitions), copy(sends));
+					primary.arrivals(), backup.arrivals(), copy(transitions), sends);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void parkUntil(long target) {
+		for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
+			LockSupport.parkNanos(target - now);
 		}
 	}
 
@@ -219,12 +251,11 @@ public final class OutageReplay {
 	}
 
 	/**
-	 * The scenario's client. For the gateway, the primary's transport is wrapped to note the
-	 * breaker's state each time a call gets past the breaker and bulkhead to the wire (into
-	 * {@code sends}), and the breaker's transitions are noted (into {@code transitions}).
+	 * The scenario's client. For the gateway, the primary's transport is a {@link WatchedClient}
+	 * (into {@code watched}), and the breaker's transitions are noted (into {@code transitions}).
 	 */
 	private static Supplier<Mono<OutageResult.Reply>> client(Scenario scenario, StubProvider primary, StubProvider backup,
-			Endpoints endpoints, List<long[]> transitions, List<long[]> sends, List<ConnectionProvider> pools) {
+			Endpoints endpoints, List<long[]> transitions, List<WatchedClient> watched, List<ConnectionProvider> pools) {
 		switch (scenario.client()) {
 			case NAIVE: {
 				ConnectionProvider pool = RawClient.pool("naive", 4096);
@@ -246,13 +277,11 @@ public final class OutageReplay {
 				if (scenario.client() != Client.GATEWAY_BACKUP) {
 					AtomicReference<CircuitBreaker> breaker = new AtomicReference<>();
 					LlmEndpoint endpoint = endpoints.http(
-							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()),
-							(client) -> (request) -> Mono.defer(() -> {
-								synchronized (sends) {
-									sends.add(new long[] { System.nanoTime(), breaker.get().getState().ordinal() });
-								}
-								return client.chat(request);
-							}));
+							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()), (client) -> {
+								WatchedClient wrapped = new WatchedClient(client, breaker::get);
+								watched.add(wrapped);
+								return wrapped;
+							});
 					breaker.set(endpoint.circuitBreaker());
 					endpoint.circuitBreaker().getEventPublisher().onStateTransition((event) -> {
 						synchronized (transitions) {
