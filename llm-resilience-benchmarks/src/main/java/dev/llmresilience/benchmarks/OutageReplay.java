@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -24,14 +25,15 @@ import reactor.netty.resources.ConnectionProvider;
 import reactor.util.retry.Retry;
 
 /**
- * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time (or {@code -Dscale}): a primary that
- * hangs, answers 500, or sends its first token only after 20 s for the outage and then recovers, a
- * healthy backup, and 4,200 requests arriving evenly over the outage window (open loop: a request
+ * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time (or
+ * {@code -Dscale}): a primary that hangs, answers 500, or sends its first token only after 20 s for
+ * the outage and then recovers, a healthy backup, and 4,200 requests arriving evenly over the outage window (open loop: a request
  * arrives on schedule whatever happened to the ones before it). Normal traffic at the same rate
  * runs for a while before the outage (so the breaker's window starts full of successes, as in
- * production) and, except in the {@code -quiet} scenarios, after it (to see when the primary is used
- * again; the quiet ones send nothing after the outage, to see whether the breaker closes without
- * traffic). Every wait is measured from the request's scheduled arrival.
+ * production) and, except in the {@code -quiet} and {@code -unlucky} scenarios, after it (to see when
+ * the primary is used again; those send nothing after the outage, to see whether the breaker closes
+ * without traffic, and in {@code -unlucky} the primary recovers just after a half-open's probes went
+ * out into the outage, the worst moment). Every wait is measured from the request's scheduled arrival.
  *
  * <p>System properties: {@code scenarios} (comma-separated names, default all), {@code passes}
  * (default 1), {@code scale} (default 0.01: every duration of the run, the providers' and the
@@ -64,69 +66,6 @@ public final class OutageReplay {
 
 	private static final long INTERVAL_NANOS = OUTAGE.toNanos() / OUTAGE_REQUESTS;
 
-	/** Who the requests go through. */
-	enum Client {
-
-		/** WebClient, 3 attempts of 60 s (Reactor retry, 500 ms backoff), no breaker, no fallback (real time). */
-		NAIVE,
-
-		/** The gateway, route [primary]. */
-		GATEWAY_PRIMARY,
-
-		/** The gateway, route [primary, backup]. */
-		GATEWAY_PRIMARY_BACKUP,
-
-		/** Baseline: WebClient straight to the backup (the backup's own latency). */
-		RAW_BACKUP,
-
-		/** Baseline: the gateway, route [backup]. */
-		GATEWAY_BACKUP
-
-	}
-
-	/**
-	 * One run.
-	 * @param name its name
-	 * @param client who the requests go through
-	 * @param mode what the primary does in the outage, or {@code null} for no outage
-	 * @param bulkhead the gateway endpoints' max-concurrent-calls (default 50)
-	 * @param deadlineMillis the gateway's deadline (default 900 ms, the 90 s default scaled)
-	 * @param quiet no traffic after the outage (the breaker must close on its own)
-	 */
-	record Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead, long deadlineMillis,
-			boolean quiet) {
-
-		Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead) {
-			this(name, client, mode, bulkhead, deadline().toMillis(), false);
-		}
-
-	}
-
-	static final List<Scenario> SCENARIOS = scenarios();
-
-	private static List<Scenario> scenarios() {
-		List<Scenario> scenarios = new ArrayList<>(List.of(new Scenario("backup-raw", Client.RAW_BACKUP, null, 50),
-				new Scenario("backup-gateway", Client.GATEWAY_BACKUP, null, 50)));
-		for (FailureMode mode : FailureMode.values()) {
-			String shape = switch (mode) {
-				case HANG -> "hang";
-				case HTTP_500 -> "500";
-				case SLOW_FIRST_TOKEN -> "slow";
-			};
-			scenarios.add(new Scenario(shape + "-naive", Client.NAIVE, mode, 50));
-			scenarios.add(new Scenario(shape + "-gateway-primary", Client.GATEWAY_PRIMARY, mode, 50));
-			scenarios.add(new Scenario(shape + "-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, mode, 50));
-			scenarios.add(new Scenario(shape + "-gateway-backup-quiet", Client.GATEWAY_PRIMARY_BACKUP, mode, 50,
-					deadline().toMillis(), true));
-			if (mode == FailureMode.HANG) {
-				scenarios.add(new Scenario("hang-gateway-backup-bulkhead1000", Client.GATEWAY_PRIMARY_BACKUP, mode, 1000));
-				scenarios.add(new Scenario("hang-gateway-backup-deadline1300", Client.GATEWAY_PRIMARY_BACKUP, mode, 50,
-						1300, false));
-			}
-		}
-		return List.copyOf(scenarios);
-	}
-
 	private OutageReplay() {
 	}
 
@@ -144,13 +83,13 @@ public final class OutageReplay {
 		List<String> rows = new ArrayList<>();
 		OutageResult backupBaseline = null;
 		for (int pass = 1; pass <= passes; pass++) {
-			for (Scenario scenario : SCENARIOS) {
+			for (Scenario scenario : Scenario.ALL) {
 				if (!only.isEmpty() && !Arrays.asList(only.split(",")).contains(scenario.name())) {
 					continue;
 				}
 				System.out.printf(Locale.ROOT, "%n-- %s (pass %d, load avg %s)%n", scenario.name(), pass, Machine.loadAverage());
 				OutageResult result = run(scenario, OUTAGE_REQUESTS);
-				if (scenario.client() == Client.RAW_BACKUP) {
+				if (scenario.client() == Scenario.Client.RAW_BACKUP) {
 					backupBaseline = result;
 				}
 				OutageReport.print(result, backupBaseline);
@@ -177,7 +116,7 @@ public final class OutageReplay {
 	/** Every client for a few seconds of normal traffic, so that the measured runs are compiled code. */
 	private static void warmUp() {
 		System.out.println("warming up...");
-		for (Client client : Client.values()) {
+		for (Scenario.Client client : Scenario.Client.values()) {
 			run(new Scenario("warm-up", client, null, 50), 1_000);
 		}
 	}
@@ -198,6 +137,17 @@ public final class OutageReplay {
 			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
 			if (scenario.mode() != null) {
 				primary.outage(new Outage(outageStart, outageEnd));
+			}
+			AtomicLong recovered = new AtomicLong(outageEnd);
+			if (scenario.recovery() == Scenario.Recovery.UNLUCKY && !watched.isEmpty()) {
+				long from = outageEnd - scaled(Duration.ofSeconds(45)).toNanos();
+				watched.get(0).breaker().getEventPublisher().onStateTransition((event) -> {
+					long now = System.nanoTime();
+					if (event.getStateTransition().getToState() == CircuitBreaker.State.HALF_OPEN && now >= from
+							&& recovered.compareAndSet(outageEnd, now + scaled(Duration.ofSeconds(1)).toNanos())) {
+						primary.outage(new Outage(outageStart, recovered.get()));
+					}
+				});
 			}
 			long[] scheduled = new long[total];
 			long[] waits = new long[total];
@@ -225,7 +175,7 @@ public final class OutageReplay {
 			parkUntil(outageEnd + AFTER.toNanos());
 			pools.forEach(ConnectionProvider::dispose);
 			List<WatchedClient.Send> sends = watched.isEmpty() ? List.of() : watched.get(0).sends();
-			return new OutageResult(scenario, finished, outageStart, outageEnd, scheduled, waits, lags, replies,
+			return new OutageResult(scenario, finished, outageStart, recovered.get(), scheduled, waits, lags, replies,
 					primary.arrivals(), backup.arrivals(), copy(transitions), sends);
 		}
 		catch (InterruptedException ex) {
@@ -274,7 +224,7 @@ public final class OutageReplay {
 			}
 			default: {
 				List<LlmEndpoint> members = new ArrayList<>();
-				if (scenario.client() != Client.GATEWAY_BACKUP) {
+				if (scenario.client() != Scenario.Client.GATEWAY_BACKUP) {
 					AtomicReference<CircuitBreaker> breaker = new AtomicReference<>();
 					LlmEndpoint endpoint = endpoints.http(
 							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()), (client) -> {
@@ -291,7 +241,7 @@ public final class OutageReplay {
 					});
 					members.add(endpoint);
 				}
-				if (scenario.client() != Client.GATEWAY_PRIMARY) {
+				if (scenario.client() != Scenario.Client.GATEWAY_PRIMARY) {
 					members.add(endpoints.http(Endpoints.settings("backup", backup.baseUrl(), SCALE, scenario.bulkhead())));
 				}
 				DefaultLlmGateway gateway = Endpoints.gateway(

@@ -3,7 +3,7 @@ package dev.llmresilience.benchmarks;
 import java.util.Arrays;
 import java.util.Locale;
 
-import dev.llmresilience.benchmarks.OutageReplay.Client;
+import dev.llmresilience.benchmarks.Scenario.Client;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 

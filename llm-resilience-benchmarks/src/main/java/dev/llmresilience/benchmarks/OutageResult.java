@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.benchmarks.OutageReplay.Client;
+import dev.llmresilience.benchmarks.Scenario.Client;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * What one {@link OutageReplay} scenario measured, and how it reads rescaled to real time (divided by the scale).
  * {@link OutageReport} prints the details; {@link #row()} is the scenario's line of the summary.
  */
-record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outageStart, long outageEnd, long[] scheduled,
+record OutageResult(Scenario scenario, boolean finished, long outageStart, long outageEnd, long[] scheduled,
 		long[] waits, long[] lags, Reply[] replies, List<StubProvider.Arrival> primaryHits,
 		List<StubProvider.Arrival> backupHits, List<long[]> transitions, List<WatchedClient.Send> sends) {
 

@@ -74,6 +74,10 @@ final class WatchedClient implements LlmClient {
 		}
 	}
 
+	CircuitBreaker breaker() {
+		return this.breaker.get();
+	}
+
 	List<Send> sends() {
 		synchronized (this.sends) {
 			return List.copyOf(this.sends);
