@@ -219,7 +219,7 @@ record OutageResult(Scenario scenario, boolean finished, long outageStart, long 
 				outage ? hits(false) + " (" + hits(true) + ")" : "-",
 				opened ? real(openedAt() - this.outageStart) : hasBreaker() && outage ? "never" : "-",
 				(!outage || this.scenario.quiet()) ? "-" : (servesAgain < 0) ? "never" : real(servesAgain),
-				(!outage || !hasBreaker()) ? "-" : (closed < 0) ? "never" : real(closed))
+				!opened ? "-" : (closed < 0) ? "never" : real(closed))
 				+ (this.finished ? "" : " NOT ALL FINISHED");
 	}
 

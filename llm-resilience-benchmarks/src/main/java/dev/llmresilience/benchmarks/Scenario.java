@@ -1,5 +1,6 @@
 package dev.llmresilience.benchmarks;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -88,8 +89,8 @@ record Scenario(String name, Client client, @Nullable FailureMode mode, int bulk
 			}
 			if (mode == FailureMode.HANG) {
 				scenarios.add(new Scenario("hang-gateway-backup-bulkhead1000", Client.GATEWAY_PRIMARY_BACKUP, mode, 1000));
-				scenarios.add(new Scenario("hang-gateway-backup-deadline1300", Client.GATEWAY_PRIMARY_BACKUP, mode, 50,
-						1300, Recovery.TRAFFIC));
+				scenarios.add(new Scenario("hang-gateway-backup-deadline130s", Client.GATEWAY_PRIMARY_BACKUP, mode, 50,
+						OutageReplay.scaled(Duration.ofSeconds(130)).toMillis(), Recovery.TRAFFIC));
 			}
 		}
 		return List.copyOf(scenarios);
