@@ -50,6 +50,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private final List<String> secrets;
 
+	private final OpenAiRequests requests;
+
 	private volatile Runnable onClose = () -> {
 	};
 
@@ -67,6 +69,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		this.mapper = mapper;
 		this.classifier = classifier;
 		this.secrets = secrets(settings);
+		this.requests = new OpenAiRequests(mapper);
 	}
 
 	/**
@@ -142,12 +145,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	}
 
 	private OpenAiChatRequest toWire(ChatRequest request, boolean stream) {
-		List<OpenAiChatRequest.Message> messages = request.messages()
-			.stream()
-			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
-			.toList();
-		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(),
-				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
+		return this.requests.toWire(request, this.settings.model(), stream);
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
