@@ -61,6 +61,13 @@ final class OpenAiApiBodies {
 			@JsonProperty("completion_tokens") int completionTokens, @JsonProperty("total_tokens") int totalTokens) {
 	}
 
+	record ModelList(@JsonProperty("object") String object, @JsonProperty("data") List<Model> data) {
+	}
+
+	record Model(@JsonProperty("id") String id, @JsonProperty("object") String object,
+			@JsonProperty("created") long created, @JsonProperty("owned_by") String ownedBy) {
+	}
+
 	record ErrorBody(@JsonProperty("error") Error error) {
 	}
 

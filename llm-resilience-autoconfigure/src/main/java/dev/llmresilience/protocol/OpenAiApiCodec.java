@@ -107,6 +107,17 @@ public final class OpenAiApiCodec {
 	}
 
 	/**
+	 * A {@code GET /models} body.
+	 * @param ids the models' ids
+	 * @param ownedBy the owner to name
+	 * @return the JSON body
+	 */
+	public byte[] models(List<String> ids, String ownedBy) {
+		return this.mapper.writeValueAsBytes(new OpenAiApiBodies.ModelList("list",
+				ids.stream().map((id) -> new OpenAiApiBodies.Model(id, "model", 0, ownedBy)).toList()));
+	}
+
+	/**
 	 * An error body, {@code {"error": {"message", "type", "param", "code"}}}: the body of an error
 	 * response, and the data of the event that ends a stream that failed after it started.
 	 * @param message what happened, for the client's user
