@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
  */
 public class EndpointProperties extends ResilienceProperties {
 
-	/** Base URL of the OpenAI-compatible API, up to and including the version, e.g. https://api.openai.com/v1. Required. */
+	/**
+	 * Base URL of the OpenAI-compatible API, up to and including the version, e.g.
+	 * https://api.openai.com/v1. Required, except for protocol spring-ai.
+	 */
 	private @Nullable String baseUrl;
 
 	/** API key sent as "Authorization: Bearer". Leave empty for servers that need none (Ollama, vLLM). Never logged or shown. */
@@ -21,8 +24,17 @@ public class EndpointProperties extends ResilienceProperties {
 	/** Model name sent in each request, e.g. gpt-4o. Required. */
 	private @Nullable String model;
 
-	/** Wire protocol. Only "openai" (OpenAI-compatible chat completions) is supported. */
+	/**
+	 * Wire protocol: "openai" (OpenAI-compatible chat completions), "spring-ai" (a Spring AI
+	 * ChatModel bean, see chat-model-bean), or the name an LlmClientFactory bean serves.
+	 */
 	private String protocol = "openai";
+
+	/**
+	 * For protocol spring-ai: the name of the Spring AI ChatModel bean that serves the endpoint, e.g.
+	 * anthropicChatModel. Its own retries are switched off; this endpoint's retry decides.
+	 */
+	private @Nullable String chatModelBean;
 
 	/** Order within the default route: lower is tried first. */
 	private int priority = 0;
@@ -69,6 +81,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setProtocol(String protocol) {
 		this.protocol = protocol;
+	}
+
+	public @Nullable String getChatModelBean() {
+		return this.chatModelBean;
+	}
+
+	public void setChatModelBean(@Nullable String chatModelBean) {
+		this.chatModelBean = chatModelBean;
 	}
 
 	public int getPriority() {

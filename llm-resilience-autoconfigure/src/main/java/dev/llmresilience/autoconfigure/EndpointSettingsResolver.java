@@ -111,17 +111,24 @@ final class EndpointSettingsResolver {
 
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
 		String prefix = property(name) + ".";
-		URI baseUrl = baseUrl(prefix + "base-url", endpoint.getBaseUrl());
-		PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		String chatModelBean = SpringAiEndpoints.chatModelBean(prefix, endpoint);
+		URI baseUrl = (chatModelBean != null) ? SpringAiEndpoints.baseUrl(chatModelBean)
+				: baseUrl(prefix + "base-url", endpoint.getBaseUrl());
+		if (chatModelBean == null) {
+			PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		}
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
-			throw new LlmConfigurationException(prefix + "model", "is missing",
-					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
+			throw new LlmConfigurationException(prefix + "model", "is missing", (chatModelBean != null)
+					? "Set it to the model the ChatModel bean is to ask for (it is sent as its ChatOptions model), e.g. "
+							+ prefix + "model=claude-sonnet-4-5."
+					: "Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
 		if (!this.protocols.contains(endpoint.getProtocol())) {
 			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
 					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
-							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=spring-ai a Spring AI "
+							+ "ChatModel bean (with Spring AI on the class path).");
 		}
 		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
 		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
@@ -132,7 +139,7 @@ final class EndpointSettingsResolver {
 				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(30)),
 				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
-				circuitBreaker(layers), retry(layers), bulkhead(layers));
+				circuitBreaker(layers), retry(layers), bulkhead(layers), chatModelBean);
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as

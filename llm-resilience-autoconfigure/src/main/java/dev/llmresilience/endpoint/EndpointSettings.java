@@ -31,14 +31,45 @@ import org.jspecify.annotations.Nullable;
  * @param circuitBreaker the breaker's settings
  * @param retry the retry's settings
  * @param bulkhead the bulkhead's settings
+ * @param chatModelBean for {@code protocol: spring-ai}, the Spring AI {@code ChatModel} bean's name; else {@code null}
  */
 public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
 		@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
 		Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
-		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
+		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
+		@Nullable String chatModelBean) {
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * Settings of an endpoint that no protocol-specific setting concerns.
+	 * @param name the endpoint's name
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param model the model name
+	 * @param protocol the wire protocol
+	 * @param priority lower is tried first in the default route
+	 * @param region a label, or {@code null}
+	 * @param enabled whether the endpoint takes part in routes
+	 * @param headers extra request headers
+	 * @param price token prices, or {@code null}
+	 * @param timeout per-attempt timeout
+	 * @param connectTimeout TCP connect timeout
+	 * @param firstTokenTimeout streaming: time to the first content chunk
+	 * @param streamIdleTimeout streaming: longest silence between chunks
+	 * @param maxResponseSize largest body read, in bytes
+	 * @param circuitBreaker the breaker's settings
+	 * @param retry the retry's settings
+	 * @param bulkhead the bulkhead's settings
+	 */
+	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
+			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
+			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
+			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
+		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
+				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, null);
 	}
 
 	/**
@@ -47,7 +78,7 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 */
 	public ClientSettings client() {
 		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
-				this.maxResponseSize, this.bulkhead.maxConcurrentCalls());
+				this.maxResponseSize, this.bulkhead.maxConcurrentCalls(), this.chatModelBean);
 	}
 
 	/**
