@@ -20,7 +20,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code /actuator/llmbreakers} over a real WebFlux server: the JSON of README "Operating it", and
+ * {@code /actuator/llmbreakers} over a real WebFlux server: the JSON of docs/operations.md, and
  * no API key or header value in it, nor in {@code /actuator/configprops} and {@code /actuator/env}.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RouteSelectorTests {
 
-	/** The README's selector: prompts under 500 characters go to the cheap route. */
+	/** The selector of docs/degradation.md: prompts under 500 characters go to the cheap route. */
 	static final class ShortPromptsToCheap implements RouteSelector {
 
 		private final AtomicInteger calls = new AtomicInteger();

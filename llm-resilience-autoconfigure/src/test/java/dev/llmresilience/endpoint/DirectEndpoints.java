@@ -32,7 +32,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  */
 final class DirectEndpoints implements AutoCloseable {
 
-	/** The documented circuit-breaker defaults (README "Configuration reference"). */
+	/** The documented circuit-breaker defaults (docs/configuration.md). */
 	static final EndpointSettings.CircuitBreakerSettings DEFAULT_BREAKER = new EndpointSettings.CircuitBreakerSettings(20,
 			20, 50f, Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f);
 

@@ -81,7 +81,7 @@ import static org.awaitility.Awaitility.await;
  * breaker state ({@code HalfOpenProbeTests}) and successes the listeners never heard of
  * ({@code AttemptListenerTests}).
  * <p>
- * The figures go to standard output (the README quotes them). A longer run, by hand:
+ * The figures go to standard output (docs/reliability.md quotes them). A longer run, by hand:
  * {@code ./mvnw -B -o test -pl llm-resilience-autoconfigure -Dtest=ConcurrencyHammerTests -Dhammer.calls=1000000}.
  */
 class ConcurrencyHammerTests {

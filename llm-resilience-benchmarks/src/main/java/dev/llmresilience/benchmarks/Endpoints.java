@@ -28,7 +28,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Endpoints and gateways built the way {@code LlmAutoConfiguration} builds them, without Spring:
- * the built-in defaults of the README's configuration reference, optionally time-scaled.
+ * the built-in defaults of docs/configuration.md, optionally time-scaled.
  */
 final class Endpoints implements AutoCloseable {
 

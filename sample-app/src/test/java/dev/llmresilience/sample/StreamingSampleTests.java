@@ -25,7 +25,7 @@ import org.springframework.test.web.reactive.server.WebTestClient;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's streaming walkthrough, run against the sample application over real HTTP:
+ * The streaming walkthrough of docs/streaming.md, run against the sample application over real HTTP:
  * {@code POST /api/chat/stream} in front of the simulated provider's stream modes.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT,
