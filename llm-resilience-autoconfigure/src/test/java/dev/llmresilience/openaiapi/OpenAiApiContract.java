@@ -253,6 +253,7 @@ abstract class OpenAiApiContract {
 
 	@Test
 	void busyIs503WithRetryAfterFromWhenTheNextBreakerMayLetCallsThrough() {
+		long opened = System.nanoTime();
 		breakers().forEach((endpoint) -> endpoint.circuitBreaker().transitionToOpenState());
 		int before = this.upstreams.primary().getRequestCount() + this.upstreams.backup().getRequestCount();
 		InternalServerException error = catchThrowableOfType(InternalServerException.class, () -> this.client.chat()
@@ -263,9 +264,12 @@ abstract class OpenAiApiContract {
 		assertThat(error.body().toString()).contains("service_unavailable");
 		assertThat(error.headers().values("x-should-retry")).containsExactly("true");
 		assertThat(error.headers().values("x-llm-tier")).containsExactly("BUSY");
-		// both breakers opened just now, with the built-in wait-duration-in-open-state of 30s
-		assertThat(Long.parseLong(error.headers().values("retry-after").get(0))).isBetween(25L, 30L);
-		assertThat(Long.parseLong(error.headers().values("retry-after-ms").get(0))).isBetween(25_000L, 30_000L);
+		// both breakers opened just before the call, with the built-in wait-duration-in-open-state of
+		// 30s: what is left of it, less no more than the time the call took (1 ms of rounding)
+		long elapsed = Duration.ofNanos(System.nanoTime() - opened).toMillis();
+		long millis = Long.parseLong(error.headers().values("retry-after-ms").get(0));
+		assertThat(millis).isBetween(30_000L - elapsed - 1, 30_000L);
+		assertThat(Long.parseLong(error.headers().values("retry-after").get(0))).isEqualTo((millis + 999) / 1000);
 		assertThat(this.upstreams.primary().getRequestCount() + this.upstreams.backup().getRequestCount()).isEqualTo(before);
 	}
 
@@ -292,22 +296,51 @@ abstract class OpenAiApiContract {
 
 	@Test
 	void aStreamThatBreaksAfterItStartedEndsWithAnErrorEventTheSdkRaises() throws Exception {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.Ending.CUT, new CountDownLatch(0),
+		// the upstream sends two chunks and holds; once the client has them, the upstream's connection
+		// is cut (a cut sent with the chunks could take them with it, before the client read them)
+		CountDownLatch received = new CountDownLatch(1);
+		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.Ending.STALL, received,
 				StreamTestSupport.content("Hello"), StreamTestSupport.content(" wor")));
 		StringBuilder text = new StringBuilder();
 		SseException error;
 		try (StreamResponse<ChatCompletionChunk> stream = this.client.chat().completions().createStreaming(
 				ChatCompletionCreateParams.builder().model("default").addUserMessage("hi").build())) {
-			error = catchThrowableOfType(SseException.class, () -> stream.stream()
-				.forEach((chunk) -> chunk.choices().forEach((choice) -> choice.delta().content().ifPresent(text::append))));
+			error = catchThrowableOfType(SseException.class, () -> stream.stream().forEach((chunk) -> {
+				chunk.choices().forEach((choice) -> choice.delta().content().ifPresent(text::append));
+				if (text.toString().equals("Hello wor")) {
+					received.countDown();
+				}
+			}));
 		}
 		assertThat(text).hasToString("Hello wor");
 		assertThat(error.code()).hasValue("stream_interrupted");
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.Ending.CUT, new CountDownLatch(0),
+		assertThat(error.getMessage()).contains("broke off after it had started");
+	}
+
+	@Test
+	void aBrokenStreamsLastEventIsTheErrorAndThereIsNoDone() throws Exception {
+		CountDownLatch received = new CountDownLatch(1);
+		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.Ending.STALL, received,
 				StreamTestSupport.content("Hello")));
-		HttpResponse<String> raw = post("{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", Map.of());
-		assertThat(raw.statusCode()).isEqualTo(200);
-		assertThat(raw.body()).contains("\"code\":\"stream_interrupted\"").doesNotContain("[DONE]");
+		HttpRequest request = HttpRequest.newBuilder(URI.create(this.server.baseUrl() + "/chat/completions"))
+			.timeout(Duration.ofSeconds(20))
+			.header("Authorization", "Bearer " + CLIENT_KEY)
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString("{\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+			.build();
+		HttpResponse<Stream<String>> response = this.http.send(request, HttpResponse.BodyHandlers.ofLines());
+		assertThat(response.statusCode()).isEqualTo(200);
+		List<String> data = new ArrayList<>();
+		try (Stream<String> lines = response.body()) {
+			lines.filter((line) -> line.startsWith("data:")).forEach((line) -> {
+				data.add(line);
+				if (line.contains("Hello")) {
+					received.countDown();
+				}
+			});
+		}
+		assertThat(data.get(data.size() - 1)).contains("\"code\":\"stream_interrupted\"").contains("\"type\":\"server_error\"");
+		assertThat(data).noneMatch((line) -> line.contains("[DONE]"));
 	}
 
 	@Test
