@@ -33,12 +33,13 @@ final class OpenAiRequests {
 	/**
 	 * The wire request.
 	 * @param request the request
-	 * @param model the model to ask for
-	 * @param stream whether to stream (and ask for the usage chunk)
+	 * @param model the model to ask for, or {@code null} where the path names it (Azure)
+	 * @param stream whether to stream
+	 * @param streamUsage whether to ask a stream for its usage chunk ({@code stream_options})
 	 * @return the body
 	 * @throws LlmInvalidRequestException when a tool's parameters are not valid JSON
 	 */
-	OpenAiChatRequest toWire(ChatRequest request, String model, boolean stream) {
+	OpenAiChatRequest toWire(ChatRequest request, @Nullable String model, boolean stream, boolean streamUsage) {
 		List<OpenAiChatRequest.Message> messages = request.messages().stream().map(OpenAiRequests::message).toList();
 		List<OpenAiChatRequest.Tool> tools = request.tools().isEmpty() ? null
 				: request.tools().stream().map(this::tool).toList();
@@ -52,7 +53,7 @@ final class OpenAiRequests {
 			extra.remove("tool_choice");
 		}
 		return new OpenAiChatRequest(model, messages, request.temperature(), request.maxTokens(),
-				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, tools,
+				stream ? Boolean.TRUE : null, streamUsage ? new OpenAiChatRequest.StreamOptions(true) : null, tools,
 				toolChoice, extra);
 	}
 

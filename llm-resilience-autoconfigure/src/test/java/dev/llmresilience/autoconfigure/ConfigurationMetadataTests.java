@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTests {
 
-	private static final Pattern DOCUMENTED_DEFAULT = Pattern.compile("Default (\\d+(?:\\.\\d+)?[a-zA-Z]*)");
+	private static final Pattern DOCUMENTED_DEFAULT = Pattern
+		.compile("Default (\\d+(?:\\.\\d+)?[a-zA-Z]*|[a-z]+(?:-[a-z]+)*)\\b");
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class))
@@ -60,7 +61,8 @@ class ConfigurationMetadataTests {
 			}
 		}
 		assertThat(documented).contains("llm.defaults.timeout=60s", "llm.defaults.retry.multiplier=2.0",
-				"llm.defaults.circuit-breaker.sliding-window-size=20");
+				"llm.defaults.circuit-breaker.sliding-window-size=20", "llm.defaults.first-token-timeout=10s",
+				"llm.defaults.upstream-streaming=true", "llm.defaults.circuit-breaker.probe=synthetic");
 		this.contextRunner.run((builtIn) -> this.contextRunner.withPropertyValues(documented.toArray(String[]::new))
 			.run((setToDocumented) -> assertThat(settings(setToDocumented)).isEqualTo(settings(builtIn))));
 	}

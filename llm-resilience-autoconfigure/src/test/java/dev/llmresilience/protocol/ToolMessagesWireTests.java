@@ -170,7 +170,7 @@ class ToolMessagesWireTests {
 			OpenAiApiRequest read = codec.read(text.getBytes());
 			JsonNode original = mapper.readTree(text);
 			JsonNode written = mapper.valueToTree(
-					requests.toWire(read.request(), original.get("model").asString(), false));
+					requests.toWire(read.request(), original.get("model").asString(), false, false));
 			assertThat(written).as(name).isEqualTo(original);
 		}
 	}
@@ -186,7 +186,7 @@ class ToolMessagesWireTests {
 		assertThat(messages.get(1).toolCalls()).hasSize(2);
 		assertThat(messages.get(2).toolCallId()).isEqualTo("call_SKQEHo7QVlJRoCtEzcrYZM9C");
 		assertThat(read.request().tools()).extracting(Tool::name).containsExactly("get_weather_for_city");
-		JsonNode written = mapper.valueToTree(new OpenAiRequests(mapper).toWire(read.request(), "gpt-4o-mini", false));
+		JsonNode written = mapper.valueToTree(new OpenAiRequests(mapper).toWire(read.request(), "gpt-4o-mini", false, false));
 		assertThat(written).isEqualTo(recorded);
 	}
 

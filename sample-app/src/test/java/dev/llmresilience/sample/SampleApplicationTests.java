@@ -68,19 +68,22 @@ class SampleApplicationTests {
 
 		mode("primary", "ok");
 		// The running application's breaker uses the real clock; wait-duration-in-open-state is 1s here.
-		// While it is open, calls are answered by the backup without touching the primary.
+		// Once it has passed the library probes the primary itself: the breaker closes with no user call.
+		long before = requests("primary");
+		Map<?, ?> probesBefore = (Map<?, ?>) breaker("primary").get("probes");
 		await().atMost(Duration.ofSeconds(10))
 			.pollInterval(Duration.ofMillis(200))
-			.until(() -> "PRIMARY".equals(chat("Hello").get("tier")));
-		assertThat(breaker("primary")).containsEntry("state", "HALF_OPEN");
-		for (int i = 0; i < 2; i++) {
-			assertThat(chat("Hello")).containsEntry("tier", "PRIMARY");
-		}
+			.until(() -> "CLOSED".equals(breaker("primary").get("state")));
+		assertThat(requests("primary") - before).as("the three probes").isEqualTo(3);
 		Map<String, Object> primary = breaker("primary");
-		assertThat(primary).containsEntry("state", "CLOSED");
+		Map<?, ?> probes = (Map<?, ?>) primary.get("probes");
+		assertThat(probes.get("mode")).isEqualTo("SYNTHETIC");
+		assertThat(count(probes, "sent") - count(probesBefore, "sent")).isEqualTo(3);
+		assertThat(count(probes, "succeeded") - count(probesBefore, "succeeded")).isEqualTo(3);
 		assertThat(primary.get("lastTransition")).asInstanceOf(InstanceOfAssertFactories.MAP)
 			.containsEntry("from", "HALF_OPEN")
 			.containsEntry("to", "CLOSED");
+		assertThat(chat("Hello")).containsEntry("tier", "PRIMARY");
 	}
 
 	@Test
@@ -267,6 +270,23 @@ class SampleApplicationTests {
 			.exchange()
 			.expectStatus()
 			.isOk();
+	}
+
+	private static long count(Map<?, ?> probes, String key) {
+		return ((Number) probes.get(key)).longValue();
+	}
+
+	@SuppressWarnings("unchecked")
+	private long requests(String provider) {
+		Map<String, Object> state = this.client.get()
+			.uri("/sim/" + provider + "/mode")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+		return ((Number) state.get("requests")).longValue();
 	}
 
 	@SuppressWarnings("unchecked")
