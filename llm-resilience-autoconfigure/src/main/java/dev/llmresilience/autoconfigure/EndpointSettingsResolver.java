@@ -13,6 +13,7 @@ import java.util.TreeSet;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
@@ -131,9 +132,11 @@ final class EndpointSettingsResolver {
 		}
 		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
 		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
-		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
+		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
+		return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
 				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
-				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
+				HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+				price(prefix, endpoint.getPrice()),
 				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
 				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
 				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(10)),
@@ -141,7 +144,12 @@ final class EndpointSettingsResolver {
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
 				circuitBreaker(layers), retry(layers), bulkhead(layers),
 				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming, Boolean.TRUE),
-				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(), chatModelBean);
+				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
+				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize,
+						DataSize.ofBytes(ClientSettings.DEFAULT_MAX_STREAM_SIZE)),
+				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents,
+						ClientSettings.DEFAULT_MAX_STREAM_EVENTS, 1L),
+				chatModelBean);
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as

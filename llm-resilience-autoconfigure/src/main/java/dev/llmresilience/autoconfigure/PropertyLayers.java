@@ -60,9 +60,10 @@ record PropertyLayers(String prefix, EndpointProperties endpoint, ResilienceProp
 		return value;
 	}
 
-	int atLeast(String key, Function<ResilienceProperties, @Nullable Integer> getter, int builtIn, int minimum) {
-		int value = value(key, getter, builtIn);
-		if (value < minimum) {
+	<N extends Number & Comparable<N>> N atLeast(String key, Function<ResilienceProperties, @Nullable N> getter,
+			N builtIn, N minimum) {
+		N value = value(key, getter, builtIn);
+		if (value.compareTo(minimum) < 0) {
 			throw invalid(key, getter::apply, "is " + value + ", but must be at least " + minimum,
 					"Set it to " + minimum + " or more (built-in default: " + builtIn + ").");
 		}

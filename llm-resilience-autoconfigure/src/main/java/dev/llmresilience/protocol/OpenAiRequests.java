@@ -1,8 +1,6 @@
 package dev.llmresilience.protocol;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
@@ -44,17 +42,10 @@ final class OpenAiRequests {
 		List<OpenAiChatRequest.Tool> tools = request.tools().isEmpty() ? null
 				: request.tools().stream().map(this::tool).toList();
 		Object toolChoice = toolChoice(request.toolChoice());
-		Map<String, Object> extra = new LinkedHashMap<>(request.extra());
-		// the typed fields win over the same keys in extra, so that the body never holds a key twice
-		if (tools != null) {
-			extra.remove("tools");
-		}
-		if (toolChoice != null) {
-			extra.remove("tool_choice");
-		}
+		// extra holds no field of the typed ones: ReservedFields refuses those before this is called
 		return new OpenAiChatRequest(model, messages, request.temperature(), request.maxTokens(),
 				stream ? Boolean.TRUE : null, streamUsage ? new OpenAiChatRequest.StreamOptions(true) : null, tools,
-				toolChoice, extra);
+				toolChoice, request.extra());
 	}
 
 	static OpenAiChatRequest.Message message(ChatMessage message) {

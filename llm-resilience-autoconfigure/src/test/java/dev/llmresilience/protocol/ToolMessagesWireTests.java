@@ -128,23 +128,16 @@ class ToolMessagesWireTests {
 	}
 
 	@Test
-	void typedToolsWinOverTheSameKeysInExtra() throws Exception {
-		this.upstreams.primary().enqueue(completion("ok"));
-		ChatRequest request = ChatRequest.builder()
-			.user("hi")
-			.extra("tools", List.of())
-			.extra("tool_choice", "none")
-			.extra("top_p", 0.5)
-			.tool(Tool.function("lookup", "Looks up", null))
-			.toolChoice(ToolChoice.required())
-			.build();
-		this.upstreams.runner().run((context) -> chat(context, request));
-		String raw = this.upstreams.primary().takeRequest().getBody().utf8();
-		assertThat(raw.split("\"tools\"", -1)).hasSize(2);
-		JsonNode body = mapper.readTree(raw);
-		assertThat(body.get("tool_choice").asString()).isEqualTo("required");
-		assertThat(body.get("tools").get(0).get("function").get("name").asString()).isEqualTo("lookup");
-		assertThat(body.get("top_p").asDouble()).isEqualTo(0.5);
+	void toolsInExtraAreRefusedNowThatTheyAreFieldsAndNothingIsSent() {
+		for (String field : List.of("tools", "tool_choice", " Tools ")) {
+			ChatRequest request = ChatRequest.builder().user("hi").extra(field, List.of()).build();
+			this.upstreams.runner().run((context) -> {
+				Throwable error = catchThrowable(() -> chat(context, request));
+				assertThat(error).isInstanceOf(LlmInvalidRequestException.class).hasMessageContaining("ChatRequest.builder().tool");
+				assertThat(((LlmInvalidRequestException) error).code()).isEqualTo(ReservedFields.ERROR_CODE);
+			});
+		}
+		assertThat(this.upstreams.primary().getRequestCount()).isZero();
 	}
 
 	@Test
