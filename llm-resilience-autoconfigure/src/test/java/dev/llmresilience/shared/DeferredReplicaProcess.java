@@ -36,7 +36,8 @@ public final class DeferredReplicaProcess {
 					"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=3s",
 					"llm.defaults.retry.max-attempts=1", "llm.gateway.deferral.delay=" + args[3],
 					"llm.gateway.deferral.max-attempts=5")
-			.run();
+			// over the test resources' spring.main.web-application-type: this replica has no web server
+			.run("--spring.main.web-application-type=none");
 		ChatResponse answer = context.getBean(LlmGateway.class)
 			.chat(ChatRequest.builder().user("survive me").deferrable(true).build())
 			.block();
