@@ -13,13 +13,15 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The call-volume guard's count, fleet-wide, without a call ever waiting on Redis. Windows are
  * fixed and aligned to the clock (an hour-long window starts on the hour, the same for every
  * replica). Each replica spends permits it took from Redis beforehand in small batches
- * ({@code max/100}, 1 to 50) and tops its stock up in the background when half of it is spent;
+ * ({@code max/100}, 1 to 50) and tops its stock up to two batches in the background once only one
+ * is left;
  * Redis never hands out more than the window's limit, and shrinks the batch as the window runs
  * out ({@code guard-reserve.lua}).
  *
  * <p>A call that finds the stock empty (a burst faster than one Redis round trip, the first call
  * of a window, or Redis unavailable) goes ahead on credit while the fleet, as last heard, had
- * permits left; the credit is settled in Redis with the next report, and reports are numbered so
+ * permits left (near the window's end, not while a reservation is under way); the credit is
+ * settled in Redis with the next report, and reports are numbered so
  * that one sent again after a lost reply is applied once. What "exact" means, then: every call
  * made is counted once in the fleet's window; the fleet makes no more calls than the limit while
  * Redis is reachable, except for calls on credit made in the round trip in which the window's last
@@ -91,7 +93,7 @@ public final class RedisCallCounter implements CallCounter, AutoCloseable {
 				this.unreported++;
 				permitted = true;
 			}
-			else if (!this.exhausted && this.fleetGranted + this.credit < this.maxCalls) {
+			else if (mayGoOnCredit()) {
 				this.credit++;
 				this.unreported++;
 				permitted = true;
@@ -99,12 +101,25 @@ public final class RedisCallCounter implements CallCounter, AutoCloseable {
 			else {
 				permitted = false;
 			}
-			wanted = (this.stock * 2 < this.batch || this.stock == 0) ? this.batch - this.stock : 0;
+			// topped up to two batches while one is left, so that a reply that comes late finds stock
+			wanted = (this.stock <= this.batch) ? 2 * this.batch - this.stock : 0;
 		}
 		if (wanted > 0) {
 			reserve(wanted);
 		}
 		return permitted;
+	}
+
+	/**
+	 * A call with no permit at hand may go ahead on credit while the fleet, as last heard, has
+	 * permits left; near the end of the window (fewer left than two batches per replica), not while
+	 * a reservation is under way: its reply may say the others took the rest.
+	 */
+	private boolean mayGoOnCredit() {
+		if (this.exhausted || this.fleetGranted + this.credit >= this.maxCalls) {
+			return false;
+		}
+		return !this.reserving || this.maxCalls - this.fleetGranted >= 2L * this.batch * this.fleet.replicas();
 	}
 
 	/** Take permits (none: only report and hear the fleet's figures), unless a report is under way. */
