@@ -16,7 +16,7 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.endpoint.ProbeStats;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.ManualState;
 import dev.llmresilience.shared.SharedState;
 import dev.llmresilience.shared.SharedStateStatus;
@@ -55,7 +55,7 @@ public class LlmBreakersEndpoint {
 
 	private final BudgetGuard budget;
 
-	private final BreakerTransitions transitions;
+	private final BreakerControl control;
 
 	private final SharedState shared;
 
@@ -76,7 +76,7 @@ public class LlmBreakersEndpoint {
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget) {
-		this(endpoints, deferred, guard, budget, BreakerTransitions.LOCAL, SharedState.LOCAL);
+		this(endpoints, deferred, guard, budget, BreakerControl.LOCAL, SharedState.LOCAL);
 	}
 
 	/**
@@ -85,16 +85,16 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
-	 * @param transitions moves a breaker by hand (on every replica, when shared)
+	 * @param control moves a breaker by hand (on every replica, when shared)
 	 * @param shared the shared state
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
-			BudgetGuard budget, BreakerTransitions transitions, SharedState shared) {
+			BudgetGuard budget, BreakerControl control, SharedState shared) {
 		this.endpoints = endpoints;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
-		this.transitions = transitions;
+		this.control = control;
 		this.shared = shared;
 	}
 
@@ -144,7 +144,7 @@ public class LlmBreakersEndpoint {
 			String message = "Unknown state '" + state + "': use one of " + String.join(", ", STATES);
 			throw new InvalidEndpointRequestException(message, message);
 		}
-		this.transitions.transition(endpoint, target);
+		this.control.transition(endpoint, target);
 		return describe(endpoint);
 	}
 

@@ -8,7 +8,7 @@ import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.SharedState;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,10 +33,10 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
 			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget,
-			ObjectProvider<BreakerTransitions> transitions, ObjectProvider<SharedState> sharedState) {
+			ObjectProvider<BreakerControl> transitions, ObjectProvider<SharedState> sharedState) {
 		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
-				transitions.getIfAvailable(() -> BreakerTransitions.LOCAL),
+				transitions.getIfAvailable(() -> BreakerControl.LOCAL),
 				sharedState.getIfAvailable(() -> SharedState.LOCAL));
 	}
 

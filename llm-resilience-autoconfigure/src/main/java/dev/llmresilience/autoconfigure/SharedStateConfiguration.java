@@ -4,7 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.SharedState;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -49,7 +49,7 @@ class SharedStateConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	BreakerTransitions llmBreakerTransitions(SharedState sharedState, EndpointRegistry endpoints) {
+	BreakerControl llmBreakerControl(SharedState sharedState, EndpointRegistry endpoints) {
 		return sharedState.breakers(endpoints);
 	}
 

@@ -58,8 +58,8 @@ public interface SharedState {
 	 * @param endpoints the endpoints
 	 * @return how a breaker is moved by hand: on every replica when shared
 	 */
-	default BreakerTransitions breakers(EndpointRegistry endpoints) {
-		return BreakerTransitions.LOCAL;
+	default BreakerControl breakers(EndpointRegistry endpoints) {
+		return BreakerControl.LOCAL;
 	}
 
 }

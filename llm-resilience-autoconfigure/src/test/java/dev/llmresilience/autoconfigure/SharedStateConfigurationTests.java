@@ -10,7 +10,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.deferred.DeferredStore;
 import dev.llmresilience.deferred.InMemoryDeferredStore;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.SharedState;
 import dev.llmresilience.shared.redis.RedisDeferredStore;
 import dev.llmresilience.shared.redis.RedisSharedState;
@@ -62,7 +62,7 @@ class SharedStateConfigurationTests {
 	void stateIsLocalByDefaultEvenWithRedisOnTheClasspath() {
 		this.runner.run((context) -> {
 			assertThat(context.getBean(SharedState.class)).isSameAs(SharedState.LOCAL);
-			assertThat(context.getBean(BreakerTransitions.class)).isSameAs(BreakerTransitions.LOCAL);
+			assertThat(context.getBean(BreakerControl.class)).isSameAs(BreakerControl.LOCAL);
 			assertThat(context.getBean(DeferredStore.class)).isInstanceOf(InMemoryDeferredStore.class);
 			Health health = context.getBean(LlmHealthIndicator.class).health(true);
 			assertThat(health.getDetails().get("sharedState")).isEqualTo(Map.of("type", "local", "available", true));

@@ -15,7 +15,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
@@ -99,7 +99,7 @@ final class OpenPropagation {
 					}
 				}
 				failureToAll.add(last - tipping);
-				replicas.get(0).getBean(BreakerTransitions.class).transition(first, ManualState.RESET);
+				replicas.get(0).getBean(BreakerControl.class).transition(first, ManualState.RESET);
 				until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
 				while (!allClosed(replicas) && System.nanoTime() < until) {
 					LockSupport.parkNanos(100_000);

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -133,7 +133,7 @@ final class FleetBreaker {
 					ManualState manual = ManualState.valueOf(state);
 					this.held = holds(manual) ? manual : null;
 					if (!matches(this.breaker.getState(), manual)) {
-						BreakerTransitions.apply(this.endpoint, manual);
+						BreakerControl.apply(this.endpoint, manual);
 					}
 				}
 				default -> {
@@ -153,7 +153,7 @@ final class FleetBreaker {
 	 */
 	void transition(ManualState state) {
 		this.epoch.incrementAndGet();
-		BreakerTransitions.apply(this.endpoint, state);
+		BreakerControl.apply(this.endpoint, state);
 		this.held = holds(state) ? state : null;
 		send(state);
 	}

@@ -5,7 +5,7 @@ import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.ManualState;
 import reactor.core.publisher.Flux;
 
@@ -17,7 +17,7 @@ import reactor.core.publisher.Flux;
  * replicas that join later. Each replica keeps its local breaker, which goes on deciding alone when
  * Redis is unavailable.
  */
-public final class RedisBreakers implements BreakerTransitions {
+public final class RedisBreakers implements BreakerControl {
 
 	private final RedisFleet fleet;
 
@@ -49,7 +49,7 @@ public final class RedisBreakers implements BreakerTransitions {
 			breaker.transition(state);
 		}
 		else {
-			BreakerTransitions.apply(endpoint, state);
+			BreakerControl.apply(endpoint, state);
 		}
 	}
 

@@ -10,7 +10,7 @@ import dev.llmresilience.deferred.DeferredStore;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.guard.CallCounter;
 import dev.llmresilience.guard.SpendLedger;
-import dev.llmresilience.shared.BreakerTransitions;
+import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.SharedState;
 import dev.llmresilience.shared.SharedStateStatus;
 
@@ -76,7 +76,7 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 	}
 
 	@Override
-	public BreakerTransitions breakers(EndpointRegistry endpoints) {
+	public BreakerControl breakers(EndpointRegistry endpoints) {
 		return new RedisBreakers(this.fleet, endpoints);
 	}
 

@@ -7,10 +7,10 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
  * Moves an endpoint's circuit breaker by hand: on this instance only ({@link #LOCAL}), or on every
  * replica (shared state on Redis). Never blocks.
  */
-public interface BreakerTransitions {
+public interface BreakerControl {
 
 	/** Moves this instance's breaker only. */
-	BreakerTransitions LOCAL = BreakerTransitions::apply;
+	BreakerControl LOCAL = BreakerControl::apply;
 
 	/**
 	 * Move a breaker.
