@@ -24,7 +24,7 @@ class LayeringTests {
 	 * own ({@code protocol}, below the protocols it serves) is its own classes only.
 	 */
 	static final List<List<String>> LAYERS = List.of(List.of("autoconfigure"), List.of("actuate", "metrics"),
-			List.of("gateway"), List.of("endpoint", "cache", "deferred", "guard"),
+			List.of("gateway"), List.of("balance"), List.of("endpoint", "cache", "deferred", "guard"),
 			List.of("protocol.anthropic", "protocol.azure"), List.of("protocol"), List.of("failure"), List.of("chat"));
 
 	private static final JavaClasses MAIN = new ClassFileImporter()

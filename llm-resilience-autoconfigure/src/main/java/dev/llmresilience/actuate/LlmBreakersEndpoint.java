@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
@@ -16,6 +17,7 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.endpoint.ProbeStats;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -28,8 +30,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, and
- * the routes; a write operation moves a breaker by hand. Shows no API key and no header value.
+ * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, the
+ * routes and how each is balanced, the guards; a write operation moves a breaker by hand. Shows no
+ * API key and no header value.
  */
 @Endpoint(id = "llmbreakers")
 public class LlmBreakersEndpoint {
@@ -43,6 +46,10 @@ public class LlmBreakersEndpoint {
 	private final CallVolumeGuard guard;
 
 	private final BudgetGuard budget;
+
+	private final RouteBalancer balancer;
+
+	private final ConcurrencyLimit limit;
 
 	/**
 	 * Create the endpoint with no deferred queue and the guards off.
@@ -61,10 +68,26 @@ public class LlmBreakersEndpoint {
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget) {
+		this(endpoints, deferred, guard, budget, RouteBalancer.priority(endpoints), ConcurrencyLimit.off());
+	}
+
+	/**
+	 * Create the endpoint with the routes' balancing and the limit on calls in flight.
+	 * @param endpoints the endpoints to report on
+	 * @param deferred the deferred queue, or {@code null} when deferral is off
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 * @param balancer the routes' balancer
+	 * @param limit the limit on gateway calls in flight
+	 */
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit) {
 		this.endpoints = endpoints;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
+		this.balancer = balancer;
+		this.limit = limit;
 	}
 
 	/**
@@ -79,7 +102,8 @@ public class LlmBreakersEndpoint {
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
-				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()));
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
+				RouteBalanceDescriptor.of(this.balancer.report()), ConcurrencyDescriptor.of(this.limit));
 	}
 
 	/**
@@ -159,9 +183,12 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param balancing every route's strategy and the share each endpoint received
+	 * @param concurrency the limit on gateway calls in flight
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
-			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget) {
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			Map<String, RouteBalanceDescriptor> balancing, ConcurrencyDescriptor concurrency) {
 	}
 
 	/**

@@ -12,6 +12,7 @@ import dev.llmresilience.deferred.InMemoryDeferredStore;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -23,8 +24,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The gateway's degradation: route selection, the call-volume guard, the budget, the deferred
- * queue and the last-good-answer cache. Imported by {@link LlmAutoConfiguration}.
+ * The gateway's degradation: route selection, the call-volume guard, the limit on calls in flight,
+ * the budget, the deferred queue and the last-good-answer cache. Imported by {@link LlmAutoConfiguration}.
  */
 @Configuration(proxyBeanMethods = false)
 class DegradationConfiguration {
@@ -44,6 +45,17 @@ class DegradationConfiguration {
 					"Use 0 to switch the guard off, or the number of upstream calls allowed per hour.");
 		}
 		return new CallVolumeGuard(max, Duration.ofHours(1));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ConcurrencyLimit llmConcurrencyLimit(LlmProperties properties) {
+		int max = properties.getGateway().getMaxConcurrentCalls();
+		if (max < 0) {
+			throw new LlmConfigurationException("llm.gateway.max-concurrent-calls", "is " + max + ", negative",
+					"Use 0 to switch the limit off, or the number of gateway calls allowed in flight at once.");
+		}
+		return new ConcurrencyLimit(max);
 	}
 
 	@Bean

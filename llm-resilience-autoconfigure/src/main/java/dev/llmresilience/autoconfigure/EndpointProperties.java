@@ -56,8 +56,18 @@ public class EndpointProperties extends ResilienceProperties {
 	 */
 	private String apiVersion = AzureOpenAiClientFactory.DEFAULT_API_VERSION;
 
-	/** Order within the default route: lower is tried first. */
+	/**
+	 * Order within the default route: lower is tried first. In a route with balance=weighted or
+	 * least-latency, consecutive endpoints of equal priority share the load.
+	 */
 	private int priority = 0;
+
+	/**
+	 * Share of the calls of a route with balance=weighted, relative to the other endpoints of equal
+	 * priority in it: with weights 3 and 1, three calls in four go to the first. Must be positive.
+	 * Default 1.
+	 */
+	private double weight = 1;
 
 	/** A free-form label (e.g. "us", "eu") shown in the actuator output and metrics. */
 	private @Nullable String region;
@@ -133,6 +143,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setPriority(int priority) {
 		this.priority = priority;
+	}
+
+	public double getWeight() {
+		return this.weight;
+	}
+
+	public void setWeight(double weight) {
+		this.weight = weight;
 	}
 
 	public @Nullable String getRegion() {

@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
+import dev.llmresilience.balance.BalanceSource;
+import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointFactory;
@@ -25,6 +27,7 @@ import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiClientFactory;
@@ -46,6 +49,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -87,7 +91,7 @@ public final class LlmAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
+	EndpointRegistry llmEndpointRegistry(LlmProperties properties, Environment environment, FailureClassifier classifier,
 			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
 			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard) {
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
@@ -111,13 +115,35 @@ public final class LlmAutoConfiguration {
 			}
 			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		return new EndpointRegistry(endpoints, resolver.routes(settings), resources);
+		RouteResolver routes = new RouteResolver(properties, RouteForms.of(properties, environment));
+		return new EndpointRegistry(endpoints, routes.routes(settings), resources);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BalanceSource llmBalanceSource() {
+		return BalanceSource.system();
+	}
+
+	/**
+	 * Each route's {@code balance} and {@code order}, and the endpoints' weights, over the routes
+	 * the registry holds.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RouteBalancer llmRouteBalancer(EndpointRegistry endpoints, LlmProperties properties, Environment environment,
+			BalanceSource source) {
+		RouteResolver routes = new RouteResolver(properties, RouteForms.of(properties, environment));
+		Map<String, EndpointSettings> settings = new LinkedHashMap<>();
+		endpoints.endpoints().forEach((endpoint) -> settings.put(endpoint.name(), endpoint.settings()));
+		return new RouteBalancer(endpoints, routes.strategies(settings, endpoints.routeNames()), routes.weights(), source);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties, RouteSelector routeSelector,
-			CallVolumeGuard guard, BudgetGuard budget, ObjectProvider<FallbackCache> cache,
+			RouteBalancer balancer, CallVolumeGuard guard, BudgetGuard budget, ConcurrencyLimit limit,
+			ObjectProvider<FallbackCache> cache,
 			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
 			ObjectProvider<ObservationRegistry> observations) {
 		LlmProperties.Gateway gateway = properties.getGateway();
@@ -130,9 +156,9 @@ public final class LlmAutoConfiguration {
 				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getDeferral().getMessage(),
 				gateway.getStream().isResumeOnFallback());
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
-				guard, budget, Clock.systemUTC());
+				guard, budget, Clock.systemUTC(), limit);
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
-				observations.getIfUnique(() -> ObservationRegistry.NOOP));
+				observations.getIfUnique(() -> ObservationRegistry.NOOP), balancer);
 	}
 
 }

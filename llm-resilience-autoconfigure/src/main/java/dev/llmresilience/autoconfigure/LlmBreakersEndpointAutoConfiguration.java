@@ -1,13 +1,15 @@
 package dev.llmresilience.autoconfigure;
 
-import dev.llmresilience.actuate.LlmBreakersEndpoint;
-import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import java.time.Clock;
 
+import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
+import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -30,9 +32,12 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
-			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
+			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget,
+			ObjectProvider<RouteBalancer> balancer, ObjectProvider<ConcurrencyLimit> limit) {
 		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
-				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
+				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
+				balancer.getIfAvailable(() -> RouteBalancer.priority(endpoints)),
+				limit.getIfAvailable(ConcurrencyLimit::off));
 	}
 
 	@Bean

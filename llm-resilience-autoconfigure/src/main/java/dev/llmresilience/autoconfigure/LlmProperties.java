@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -27,10 +26,14 @@ public class LlmProperties {
 	private Map<String, EndpointProperties> endpoints = new LinkedHashMap<>();
 
 	/**
-	 * Named routes: the endpoints tried in order. Without a "default" route, "default" holds every
-	 * enabled endpoint by priority.
+	 * Named routes, each a list of endpoints tried in order (llm.routes.cheap=a,b), or an object:
+	 * llm.routes.<name>.endpoints (the list; omitted, every enabled endpoint by priority),
+	 * llm.routes.<name>.balance (priority, weighted or least-latency: which endpoint of equal
+	 * priority goes first; default priority) and llm.routes.<name>.order (priority or
+	 * cheapest-first; default priority). Without a "default" route, "default" holds every enabled
+	 * endpoint by priority.
 	 */
-	private Map<String, List<String>> routes = new LinkedHashMap<>();
+	private Map<String, RouteProperties> routes = new LinkedHashMap<>();
 
 	/** How a gateway call degrades. */
 	@NestedConfigurationProperty
@@ -60,11 +63,11 @@ public class LlmProperties {
 		this.endpoints = endpoints;
 	}
 
-	public Map<String, List<String>> getRoutes() {
+	public Map<String, RouteProperties> getRoutes() {
 		return this.routes;
 	}
 
-	public void setRoutes(Map<String, List<String>> routes) {
+	public void setRoutes(Map<String, RouteProperties> routes) {
 		this.routes = routes;
 	}
 
@@ -282,6 +285,13 @@ public class LlmProperties {
 		/** Raise LlmUnavailableException instead of returning a BUSY answer. */
 		private boolean busyAsError = false;
 
+		/**
+		 * Gateway calls in flight at once, over all routes, on top of each endpoint's bulkhead; a call
+		 * past it is refused at once (attempt outcome GATEWAY_FULL) and degrades: cached answer,
+		 * deferral, BUSY. A stream counts until it ends. 0 switches the limit off.
+		 */
+		private int maxConcurrentCalls = 0;
+
 		/** The deferred tier: deferrable requests wait in a queue and complete in the background. */
 		@NestedConfigurationProperty
 		private final Deferral deferral = new Deferral();
@@ -352,6 +362,14 @@ public class LlmProperties {
 
 		public Stream getStream() {
 			return this.stream;
+		}
+
+		public int getMaxConcurrentCalls() {
+			return this.maxConcurrentCalls;
+		}
+
+		public void setMaxConcurrentCalls(int maxConcurrentCalls) {
+			this.maxConcurrentCalls = maxConcurrentCalls;
 		}
 
 		/** Streaming settings of the gateway. */

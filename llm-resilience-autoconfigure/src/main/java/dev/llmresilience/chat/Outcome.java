@@ -78,6 +78,13 @@ public enum Outcome {
 	GUARD_TRIPPED(false, false, Action.DEGRADE),
 
 	/**
+	 * The gateway already has {@code llm.gateway.max-concurrent-calls} calls in flight: the call was
+	 * refused before any endpoint was tried (the attempt names the endpoint it would have tried
+	 * first) and degrades at once: cached answer, deferral, BUSY.
+	 */
+	GATEWAY_FULL(false, false, Action.DEGRADE),
+
+	/**
 	 * The call's deadline ran out: before the attempt (no call was made), or during it, before any of
 	 * the endpoint's own timeouts (an attempt's timeouts are capped at what is left of the deadline,
 	 * and a cut made by the caller's deadline is not the provider's fault, so the breaker ignores it).

@@ -105,19 +105,22 @@ final class GatewayCall {
 
 	/**
 	 * The route walk of a chat call.
-	 * @return the first answer; empty when none answered, a guard stopped the walk or the deadline
-	 * left no room; an error only for a caller error
+	 * @return the first answer; empty when none answered, a guard or the limit on calls in flight
+	 * stopped the walk, or the deadline left no room; an error only for a caller error
 	 */
 	Mono<ChatResponse> live() {
 		if (this.gateway.degradation().budget().isTripped()) {
 			return Mono.empty();
 		}
-		return Flux.range(0, this.endpoints.size())
+		return this.gateway.degradation().limit().admit(Flux.range(0, this.endpoints.size())
 			.concatMap(this::chatOn)
 			.next()
 			.doOnNext((response) -> this.gateway.degrader().remember(this.route, this.original, response))
 			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.DEGRADE,
-					(error) -> Mono.empty());
+					(error) -> Mono.empty()), () -> {
+						refused();
+						return Mono.empty();
+					});
 	}
 
 	/**
@@ -126,7 +129,11 @@ final class GatewayCall {
 	 */
 	Flux<ChatChunk> stream() {
 		this.streaming = true;
-		Flux<ChatChunk> chunks = this.gateway.degradation().budget().isTripped() ? busy() : walk(0);
+		Flux<ChatChunk> chunks = this.gateway.degradation().budget().isTripped() ? busy()
+				: this.gateway.degradation().limit().admit(Flux.defer(() -> walk(0)), () -> {
+					refused();
+					return busy();
+				});
 		return observed(chunks);
 	}
 
@@ -254,6 +261,12 @@ final class GatewayCall {
 	private void failed(Throwable error) {
 		this.observation.error(error);
 		this.gateway.listeners().onError(this.route, error);
+	}
+
+	// The gateway-wide limit refused the call: one attempt, refused, on the endpoint it would have tried first.
+	private void refused() {
+		LlmEndpoint first = this.endpoints.get(0);
+		attempted(first.settings(), new Attempt(first.name(), Outcome.GATEWAY_FULL, Duration.ZERO), null);
 	}
 
 	private void skipped(LlmEndpoint endpoint, Throwable error, String next) {

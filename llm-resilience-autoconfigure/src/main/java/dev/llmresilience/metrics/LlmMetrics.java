@@ -58,7 +58,8 @@ public class LlmMetrics implements LlmGatewayListener {
 
 	@Override
 	public void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
-		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL) {
+		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL
+				|| attempt.outcome() == Outcome.GATEWAY_FULL) {
 			return; // no call was made
 		}
 		String responseModel = (completion != null && completion.model() != null) ? completion.model()
