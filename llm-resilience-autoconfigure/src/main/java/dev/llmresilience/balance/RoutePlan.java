@@ -184,9 +184,11 @@ final class RoutePlan {
 		return (this.strategy.order() == RouteOrder.CHEAPEST_FIRST) ? price(endpoint) : endpoint.settings().priority();
 	}
 
+	// rounded to a billionth, so that prices written differently but equal (0.1 + 0.65, 0.15 + 0.6) are one group
 	private static double price(LlmEndpoint endpoint) {
 		EndpointSettings.Price price = endpoint.settings().price();
-		return (price != null) ? price.inputPerMillion() + price.outputPerMillion() : Double.POSITIVE_INFINITY;
+		return (price != null) ? Math.rint((price.inputPerMillion() + price.outputPerMillion()) * 1e9) / 1e9
+				: Double.POSITIVE_INFINITY;
 	}
 
 }
