@@ -1,6 +1,7 @@
 package dev.llmresilience.guard;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
@@ -47,8 +48,9 @@ public final class ConcurrencyLimit {
 	}
 
 	/**
-	 * Run a call within the limit: each subscription takes a permit, held until the call ends,
-	 * fails or is cancelled; when none is free, the refusal is subscribed instead.
+	 * Run a call within the limit: each subscription takes a permit, held until the call answers,
+	 * fails or is cancelled (given back before the answer travels on); when none is free, the
+	 * refusal is subscribed instead.
 	 * @param <T> the answer's type
 	 * @param call the call
 	 * @param refused what a refused call answers
@@ -64,7 +66,9 @@ public final class ConcurrencyLimit {
 				this.refused.increment();
 				return refused.get();
 			}
-			return call.doFinally((signal) -> bulkhead.onComplete());
+			Runnable release = release(bulkhead);
+			// before the answer travels on: a caller that asks again the moment it has it finds the permit free
+			return call.doOnTerminate(release).doOnCancel(release);
 		});
 	}
 
@@ -85,8 +89,18 @@ public final class ConcurrencyLimit {
 				this.refused.increment();
 				return refused.get();
 			}
-			return call.doFinally((signal) -> bulkhead.onComplete());
+			Runnable release = release(bulkhead);
+			return call.doOnTerminate(release).doOnCancel(release);
 		});
+	}
+
+	private static Runnable release(Bulkhead bulkhead) {
+		AtomicBoolean released = new AtomicBoolean();
+		return () -> {
+			if (released.compareAndSet(false, true)) {
+				bulkhead.onComplete();
+			}
+		};
 	}
 
 	/**

@@ -95,6 +95,56 @@ class BadConfigurationTests {
 	}
 
 	@Test
+	void unknownBalancingStrategyIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=main", "llm.routes.spread.balance=fastest"),
+				"llm.routes.spread.balance", "is 'fastest', which is not a balancing strategy",
+				"Use priority (the route's order, the default), weighted (by each endpoint's weight) or least-latency");
+	}
+
+	@Test
+	void unknownRouteOrderIsRejected() {
+		assertRejected(withEndpoint("llm.routes.default.order=cheapest"), "llm.routes.default.order",
+				"is 'cheapest', which is not a route order", "Use priority (as listed, the default) or cheapest-first");
+	}
+
+	@Test
+	void zeroWeightIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.weight=0"), "llm.endpoints.main.weight",
+				"is 0.0, but must be a positive number", "e.g. 3 beside 1 for three calls in four (default 1)");
+	}
+
+	@Test
+	void negativeWeightIsRejectedEvenOnAPriorityRoute() {
+		assertRejected(withEndpoint("llm.endpoints.main.weight=-2"), "llm.endpoints.main.weight",
+				"is -2.0, but must be a positive number", "(default 1)");
+	}
+
+	@Test
+	void objectFormRouteNamingAnUnknownEndpointIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=main,nope", "llm.routes.spread.balance=weighted"),
+				"llm.routes.spread.endpoints", "names unknown endpoint 'nope'",
+				"Use one of the configured endpoints [main], or configure it under llm.endpoints.nope.");
+	}
+
+	@Test
+	void objectFormRouteWithAnEmptyListIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=", "llm.routes.spread.balance=weighted"),
+				"llm.routes.spread.endpoints", "is empty", "List the endpoints the route tries, in order");
+	}
+
+	@Test
+	void unknownKeyOfAnObjectFormRouteIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=main", "llm.routes.spread.balanse=weighted"),
+				"llm.routes.spread.balanse", "is not a key of a route", "A route takes endpoints, balance and order");
+	}
+
+	@Test
+	void negativeMaxConcurrentCallsIsRejected() {
+		assertRejected(withEndpoint("llm.gateway.max-concurrent-calls=-1"), "llm.gateway.max-concurrent-calls",
+				"is -1, negative", "Use 0 to switch the limit off");
+	}
+
+	@Test
 	void zeroFailureRateThresholdIsRejected() {
 		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.failure-rate-threshold=0"),
 				"llm.endpoints.main.circuit-breaker.failure-rate-threshold", "is 0.0, outside the range (0, 100]",
