@@ -67,6 +67,26 @@ class ConfigurationMetadataTests {
 			.run((setToDocumented) -> assertThat(settings(setToDocumented)).isEqualTo(settings(builtIn))));
 	}
 
+	@Test
+	void balancingKeysAreDescribedWithTheirDefaults() {
+		JsonNode limit = property("llm.gateway.max-concurrent-calls");
+		assertThat(limit.get("defaultValue").asInt()).isZero();
+		assertThat(limit.get("description").asString()).contains("0 switches the limit off").contains("GATEWAY_FULL");
+		// map values are not expanded into keys: the route's keys are described on llm.routes itself
+		assertThat(property("llm.routes").get("description").asString()).contains("llm.routes.<name>.balance")
+			.contains("least-latency")
+			.contains("cheapest-first")
+			.contains("default priority");
+		assertThat(property("llm.routes").get("type").asString()).contains(RouteProperties.class.getName());
+	}
+
+	private static JsonNode property(String name) {
+		return llmProperties().stream()
+			.filter((property) -> property.get("name").asString().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new AssertionError("No metadata for " + name));
+	}
+
 	private static EndpointSettings settings(ApplicationContext context) {
 		return context.getBean(EndpointRegistry.class).endpoint("main").settings();
 	}
