@@ -23,6 +23,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -33,8 +34,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, the
  * routes and how each is balanced, the guards; a write operation moves a breaker by hand. Shows no
  * API key and no header value.
+ * <p>
+ * Read-only by default, as Boot's own endpoints that change state are: whoever can reach the write
+ * operation can take every provider out of traffic ({@code FORCED_OPEN}) or stop a breaker from
+ * ever opening ({@code DISABLED}). Allow it with
+ * {@code management.endpoint.llmbreakers.access=unrestricted}, behind Spring Security.
  */
-@Endpoint(id = "llmbreakers")
+@Endpoint(id = "llmbreakers", defaultAccess = Access.READ_ONLY)
 public class LlmBreakersEndpoint {
 
 	private static final List<String> STATES = List.of("FORCED_OPEN", "CLOSED", "DISABLED", "RESET");
@@ -52,27 +58,16 @@ public class LlmBreakersEndpoint {
 	private final ConcurrencyLimit limit;
 
 	/**
-	 * Create the endpoint with no deferred queue and the guards off.
+	 * Create the endpoint with no deferred queue, the guards off and every route in its order.
 	 * @param endpoints the endpoints to report on
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
-		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()), RouteBalancer.priority(endpoints),
+				ConcurrencyLimit.off());
 	}
 
 	/**
 	 * Create the endpoint.
-	 * @param endpoints the endpoints to report on
-	 * @param deferred the deferred queue, or {@code null} when deferral is off
-	 * @param guard the call-volume guard
-	 * @param budget the daily budget
-	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
-			BudgetGuard budget) {
-		this(endpoints, deferred, guard, budget, RouteBalancer.priority(endpoints), ConcurrencyLimit.off());
-	}
-
-	/**
-	 * Create the endpoint with the routes' balancing and the limit on calls in flight.
 	 * @param endpoints the endpoints to report on
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard

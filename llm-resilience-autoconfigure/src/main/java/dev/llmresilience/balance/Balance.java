@@ -1,7 +1,5 @@
 package dev.llmresilience.balance;
 
-import java.util.Locale;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,13 +40,7 @@ public enum Balance {
 	 * @return the strategy, or {@code null} when it names none
 	 */
 	public static @Nullable Balance named(String name) {
-		String wanted = name.trim().toLowerCase(Locale.ROOT).replace('_', '-');
-		for (Balance balance : values()) {
-			if (balance.value.equals(wanted)) {
-				return balance;
-			}
-		}
-		return null;
+		return ConfigValues.named(values(), Balance::value, name);
 	}
 
 }

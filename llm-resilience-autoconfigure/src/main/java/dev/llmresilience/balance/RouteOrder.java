@@ -1,7 +1,5 @@
 package dev.llmresilience.balance;
 
-import java.util.Locale;
-
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -43,13 +41,7 @@ public enum RouteOrder {
 	 * @return the order, or {@code null} when it names none
 	 */
 	public static @Nullable RouteOrder named(String name) {
-		String wanted = name.trim().toLowerCase(Locale.ROOT).replace('_', '-');
-		for (RouteOrder order : values()) {
-			if (order.value.equals(wanted)) {
-				return order;
-			}
-		}
-		return null;
+		return ConfigValues.named(values(), RouteOrder::value, name);
 	}
 
 }

@@ -79,6 +79,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Mono<ChatResponse> chat(ChatRequest request) {
 		return Mono.defer(() -> {
+			RequestChecks.check(request, this.context.settings());
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = ordered(route);
 			if (endpoints == null) {
@@ -93,6 +94,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Flux<ChatChunk> stream(ChatRequest request) {
 		return Flux.defer(() -> {
+			RequestChecks.check(request, this.context.settings());
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = ordered(route);
 			if (endpoints == null) {

@@ -62,13 +62,9 @@ public final class ConcurrencyLimit {
 			return call;
 		}
 		return Mono.defer(() -> {
-			if (!bulkhead.tryAcquirePermission()) {
-				this.refused.increment();
-				return refused.get();
-			}
-			Runnable release = release(bulkhead);
-			// before the answer travels on: a caller that asks again the moment it has it finds the permit free
-			return call.doOnTerminate(release).doOnCancel(release);
+			Runnable release = acquire(bulkhead);
+			// given back before the answer travels on: a caller that asks again the moment it has it finds it free
+			return (release != null) ? call.doOnTerminate(release).doOnCancel(release) : refused.get();
 		});
 	}
 
@@ -85,16 +81,17 @@ public final class ConcurrencyLimit {
 			return call;
 		}
 		return Flux.defer(() -> {
-			if (!bulkhead.tryAcquirePermission()) {
-				this.refused.increment();
-				return refused.get();
-			}
-			Runnable release = release(bulkhead);
-			return call.doOnTerminate(release).doOnCancel(release);
+			Runnable release = acquire(bulkhead);
+			return (release != null) ? call.doOnTerminate(release).doOnCancel(release) : refused.get();
 		});
 	}
 
-	private static Runnable release(Bulkhead bulkhead) {
+	// a permit's release, called at most once however the call ends; null when none was free
+	private @Nullable Runnable acquire(Bulkhead bulkhead) {
+		if (!bulkhead.tryAcquirePermission()) {
+			this.refused.increment();
+			return null;
+		}
 		AtomicBoolean released = new AtomicBoolean();
 		return () -> {
 			if (released.compareAndSet(false, true)) {
