@@ -40,6 +40,8 @@ public final class OpenAiChatClient implements LlmClient {
 
 	private static final int SHORTEST_SECRET = 8;
 
+	private static final String COMPLETIONS = "/chat/completions";
+
 	private final ClientSettings settings;
 
 	private final WebClient webClient;
@@ -87,7 +89,7 @@ public final class OpenAiChatClient implements LlmClient {
 	@Override
 	public Mono<Completion> chat(ChatRequest request) {
 		return Mono.defer(() -> this.webClient.post()
-			.uri("/chat/completions")
+			.uri(COMPLETIONS)
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false)))
@@ -97,7 +99,7 @@ public final class OpenAiChatClient implements LlmClient {
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
 		return Flux.defer(() -> this.webClient.post()
-			.uri("/chat/completions")
+			.uri(COMPLETIONS)
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true)))
@@ -145,7 +147,9 @@ public final class OpenAiChatClient implements LlmClient {
 	private Completion interpret(int status, HttpHeaders headers, String body) {
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
-			throw this.classifier.classifyStatus(name, status, headers, readError(body));
+			ProviderError error = readError(body);
+			throw MisconfigurationHint.explain(this.classifier.classifyStatus(name, status, headers, error),
+					this.settings, COMPLETIONS, error);
 		}
 		OpenAiChatCompletion completion = parse(body);
 		if (completion.error() != null && (completion.choices() == null || completion.choices().isEmpty())) {
@@ -195,7 +199,10 @@ public final class OpenAiChatClient implements LlmClient {
 
 	// An error object on HTTP 200 (a body, or an event of a stream) is classified as the status its code names.
 	private LlmException classifyErrorBody(OpenAiChatCompletion.Error error, HttpHeaders headers) {
-		return this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, providerError(error));
+		ProviderError provider = providerError(error);
+		return MisconfigurationHint.explain(
+				this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, provider), this.settings,
+				COMPLETIONS, provider);
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {
