@@ -18,6 +18,13 @@ public class EndpointProperties extends ResilienceProperties {
 	/** API key sent as "Authorization: Bearer". Leave empty for servers that need none (Ollama, vLLM). Never logged or shown. */
 	private @Nullable String apiKey;
 
+	/**
+	 * Whether the endpoint needs an api-key. Set it to false for a server that needs none (Ollama,
+	 * vLLM, a local model): an endpoint that needs one but has none is reported at start-up with a
+	 * WARN.
+	 */
+	private boolean apiKeyRequired = true;
+
 	/** Model name sent in each request, e.g. gpt-4o. Required. */
 	private @Nullable String model;
 
@@ -53,6 +60,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setApiKey(@Nullable String apiKey) {
 		this.apiKey = apiKey;
+	}
+
+	public boolean isApiKeyRequired() {
+		return this.apiKeyRequired;
+	}
+
+	public void setApiKeyRequired(boolean apiKeyRequired) {
+		this.apiKeyRequired = apiKeyRequired;
 	}
 
 	public @Nullable String getModel() {

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 import dev.llmresilience.cache.FallbackCache;
@@ -95,7 +96,9 @@ public final class LlmAutoConfiguration {
 			WebClient.Builder builder = webClientBuilder.getIfAvailable(WebClient::builder).clone();
 			endpoints.add(endpointFactory.create(endpoint, clientFactory.create(endpoint.client(), builder, pool)));
 		}
-		return new EndpointRegistry(endpoints, resolver.routes(settings), pools);
+		Map<String, List<String>> routes = resolver.routes(settings);
+		StartupSummary.log(settings, routes, properties);
+		return new EndpointRegistry(endpoints, routes, pools);
 	}
 
 	@Bean
