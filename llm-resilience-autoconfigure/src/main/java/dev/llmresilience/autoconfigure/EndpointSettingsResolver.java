@@ -8,6 +8,8 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
@@ -29,8 +31,19 @@ final class EndpointSettingsResolver {
 
 	private final LlmProperties properties;
 
+	private final Set<String> protocols;
+
 	EndpointSettingsResolver(LlmProperties properties) {
+		this(properties, Set.of(OpenAiClientFactory.PROTOCOL));
+	}
+
+	/**
+	 * @param properties the properties
+	 * @param protocols the protocols an endpoint may name (those an {@code LlmClientFactory} serves)
+	 */
+	EndpointSettingsResolver(LlmProperties properties, Set<String> protocols) {
 		this.properties = properties;
+		this.protocols = Set.copyOf(protocols);
 	}
 
 	/**
@@ -105,9 +118,10 @@ final class EndpointSettingsResolver {
 			throw new LlmConfigurationException(prefix + "model", "is missing",
 					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
-		if (!OpenAiClientFactory.PROTOCOL.equals(endpoint.getProtocol())) {
+		if (!this.protocols.contains(endpoint.getProtocol())) {
 			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
-					"Use protocol=openai: every supported provider (OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM) speaks it.");
+					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
 		}
 		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
 		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),

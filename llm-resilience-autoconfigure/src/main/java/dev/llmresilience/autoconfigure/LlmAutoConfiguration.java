@@ -3,6 +3,7 @@ package dev.llmresilience.autoconfigure;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -23,6 +24,8 @@ import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -31,7 +34,6 @@ import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOper
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
-import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -82,23 +84,29 @@ public final class LlmAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
-			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder) {
-		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties);
+			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
+			ObjectProvider<LlmClientFactory> clientFactories) {
+		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
+		OpenAiClientFactory openAi = new OpenAiClientFactory(classifier,
+				() -> webClientBuilder.getIfAvailable(WebClient::builder).clone());
+		protocols.put(openAi.protocol(), openAi);
+		clientFactories.orderedStream().forEach((factory) -> protocols.put(factory.protocol(), factory));
+		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties, protocols.keySet());
 		List<EndpointSettings> settings = resolver.endpoints();
 		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
 				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble());
-		OpenAiClientFactory clientFactory = new OpenAiClientFactory(classifier);
 		List<LlmEndpoint> endpoints = new ArrayList<>();
-		List<AutoCloseable> pools = new ArrayList<>();
+		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {
-			ConnectionProvider pool = OpenAiClientFactory.connectionProvider(endpoint.client());
-			pools.add(pool::dispose);
-			WebClient.Builder builder = webClientBuilder.getIfAvailable(WebClient::builder).clone();
-			endpoints.add(endpointFactory.create(endpoint, clientFactory.create(endpoint.client(), builder, pool)));
+			LlmClient client = protocols.get(endpoint.protocol()).create(endpoint.client());
+			if (client instanceof AutoCloseable closeable) {
+				resources.add(closeable);
+			}
+			endpoints.add(endpointFactory.create(endpoint, client));
 		}
 		Map<String, List<String>> routes = resolver.routes(settings);
 		StartupSummary.log(settings, routes, properties);
-		return new EndpointRegistry(endpoints, routes, pools);
+		return new EndpointRegistry(endpoints, routes, resources);
 	}
 
 	@Bean

@@ -33,7 +33,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
  * read event by event with Spring's server-sent-event decoder.
  */
-public final class OpenAiChatClient implements LlmClient {
+public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
@@ -51,6 +51,9 @@ public final class OpenAiChatClient implements LlmClient {
 	private final FailureClassifier classifier;
 
 	private final List<String> secrets;
+
+	private volatile Runnable onClose = () -> {
+	};
 
 	/**
 	 * Create a client.
@@ -84,6 +87,17 @@ public final class OpenAiChatClient implements LlmClient {
 			.filter((value) -> value.length() >= SHORTEST_SECRET)
 			.forEach(secrets::add);
 		return List.copyOf(secrets);
+	}
+
+	OpenAiChatClient onClose(Runnable onClose) {
+		this.onClose = onClose;
+		return this;
+	}
+
+	/** Releases the client's connection pool when the factory created one for it. */
+	@Override
+	public void close() {
+		this.onClose.run();
 	}
 
 	@Override

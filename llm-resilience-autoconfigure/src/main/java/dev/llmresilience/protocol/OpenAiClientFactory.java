@@ -1,5 +1,7 @@
 package dev.llmresilience.protocol;
 
+import java.util.function.Supplier;
+
 import dev.llmresilience.failure.FailureClassifier;
 import io.netty.channel.ChannelOption;
 import reactor.netty.http.client.HttpClient;
@@ -17,7 +19,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * follow one to another host), none of Reactor Netty's own retries (the endpoint's retry is the one
  * place that decides), a connection pool sized to the bulkhead, and a cap on the body size.
  */
-public final class OpenAiClientFactory {
+public final class OpenAiClientFactory implements LlmClientFactory {
 
 	/** The protocol name of this client. */
 	public static final String PROTOCOL = "openai";
@@ -29,19 +31,48 @@ public final class OpenAiClientFactory {
 
 	private final FailureClassifier classifier;
 
+	private final Supplier<WebClient.Builder> builders;
+
 	/**
-	 * Create a factory.
+	 * Create a factory whose clients start from a plain {@link WebClient#builder()}.
 	 * @param classifier the classifier every client reports to
 	 */
 	public OpenAiClientFactory(FailureClassifier classifier) {
+		this(classifier, WebClient::builder);
+	}
+
+	/**
+	 * Create a factory.
+	 * @param classifier the classifier every client reports to
+	 * @param builders a new builder (a clone of the application's) for each endpoint
+	 */
+	public OpenAiClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
 		this.classifier = classifier;
+		this.builders = builders;
+	}
+
+	@Override
+	public String protocol() {
+		return PROTOCOL;
+	}
+
+	/**
+	 * Create the client of an endpoint with a connection pool of its own, which closing the client
+	 * disposes.
+	 * @param settings the endpoint's settings
+	 * @return the client
+	 */
+	@Override
+	public OpenAiChatClient create(ClientSettings settings) {
+		ConnectionProvider pool = connectionProvider(settings);
+		return create(settings, this.builders.get(), pool).onClose(pool::dispose);
 	}
 
 	/**
 	 * Create the client of an endpoint.
 	 * @param settings the endpoint's settings
 	 * @param builder a builder the factory may change (pass a clone of a shared one)
-	 * @param connections the endpoint's connection pool
+	 * @param connections the endpoint's connection pool, which the caller disposes
 	 * @return the client
 	 */
 	public OpenAiChatClient create(ClientSettings settings, WebClient.Builder builder, ConnectionProvider connections) {

@@ -234,7 +234,7 @@ class BadConfigurationTests {
 	@Test
 	void unknownProtocolIsRejected() {
 		assertRejected(withEndpoint("llm.endpoints.main.protocol=anthropic"), "llm.endpoints.main.protocol",
-				"is 'anthropic', which is not supported", "Use protocol=openai");
+				"is 'anthropic', which is not supported", "Use one of [openai]");
 	}
 
 	@Test

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -12,6 +13,10 @@ import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.LlmClientFactory;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -189,6 +194,22 @@ class LlmAutoConfigurationTests {
 			});
 	}
 
+	@Test
+	void clientFactoryBeanAddsAProtocolWhoseClientsAnswerAndAreClosedWithTheContext() {
+		CannedClients.closed.set(0);
+		this.contextRunner
+			.withPropertyValues("llm.endpoints.local.base-url=http://localhost:1/v1", "llm.endpoints.local.model=canned-model",
+					"llm.endpoints.local.protocol=canned")
+			.withUserConfiguration(CannedProtocolConfiguration.class)
+			.run((context) -> {
+				ChatResponse answer = context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(5));
+				assertThat(answer.content()).isEqualTo("canned answer to hello from canned-model");
+				assertThat(answer.endpoint()).isEqualTo("local");
+				assertThat(CannedClients.closed).hasValue(0);
+			});
+		assertThat(CannedClients.closed).hasValue(1);
+	}
+
 	private String[] twoEndpoints() {
 		return new String[] { "llm.endpoints.primary.base-url=" + this.server.url("/v1"), "llm.endpoints.primary.model=m1",
 				"llm.endpoints.backup.base-url=" + this.server.url("/v1"), "llm.endpoints.backup.model=m2",
@@ -197,6 +218,48 @@ class LlmAutoConfigurationTests {
 
 	private static MockResponse answer() {
 		return new MockResponse.Builder().code(200).setHeader("Content-Type", "application/json").body(ANSWER).build();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CannedProtocolConfiguration {
+
+		@Bean
+		LlmClientFactory cannedClients() {
+			return new CannedClients();
+		}
+
+	}
+
+	static class CannedClients implements LlmClientFactory {
+
+		static final AtomicInteger closed = new AtomicInteger();
+
+		@Override
+		public String protocol() {
+			return "canned";
+		}
+
+		@Override
+		public LlmClient create(ClientSettings settings) {
+			return new CannedClient(settings.model());
+		}
+
+		record CannedClient(String model) implements LlmClient, AutoCloseable {
+
+			@Override
+			public Mono<Completion> chat(ChatRequest request) {
+				String prompt = request.messages().get(request.messages().size() - 1).content();
+				return Mono.just(new Completion("canned answer to " + prompt + " from " + this.model, this.model,
+						"stop", List.of(), null));
+			}
+
+			@Override
+			public void close() {
+				closed.incrementAndGet();
+			}
+
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -3,6 +3,7 @@ package dev.llmresilience.operate;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Supplier;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
@@ -15,6 +16,7 @@ import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.gateway.LlmGateway;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import mockwebserver3.MockResponse;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +30,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The meters as Prometheus sees them, through Boot's own metrics and observation auto-configuration
@@ -63,7 +66,7 @@ class PrometheusMetersTests {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
 			assertThat(gateway.chat("first").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.BUSY);
 			assertThat(gateway.chat("second").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.PRIMARY);
-			List<String> calls = series(context, "llm_gateway_call_seconds_count{");
+			List<String> calls = series(context, "llm_gateway_call_seconds_count{", 2);
 			assertThat(calls).anySatisfy((line) -> assertThat(line).contains("llm_tier=\"BUSY\"")
 				.contains("llm_endpoint=\"none\"")
 				.endsWith(" 1"));
@@ -82,7 +85,7 @@ class PrometheusMetersTests {
 			assertThatExceptionOfType(LlmInvalidRequestException.class)
 				.isThrownBy(() -> gateway.chat("first").block(Duration.ofSeconds(10)));
 			assertThat(gateway.chat("second").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.PRIMARY);
-			List<String> calls = series(context, "llm_gateway_call_seconds_count{");
+			List<String> calls = series(context, "llm_gateway_call_seconds_count{", 2);
 			assertThat(calls).anySatisfy((line) -> assertThat(line).contains("llm_tier=\"NONE\"")
 				.contains("error=\"LlmInvalidRequestException\""));
 			assertThat(calls).anySatisfy((line) -> assertThat(line).contains("llm_tier=\"PRIMARY\"")
@@ -131,6 +134,9 @@ class PrometheusMetersTests {
 			ChatResponse open = gateway.chat("open").block(Duration.ofSeconds(10));
 			assertThat(open.tier()).isEqualTo(Tier.BUSY);
 
+			// the seven chat calls above, once the last observation has stopped
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> prometheus.get("llm.gateway.call").timers().stream().mapToLong((timer) -> timer.count()).sum() >= 7);
 			assertThat(failures).isEmpty();
 			String scrape = prometheus.scrape();
 			assertThat(scrape).contains("gen_ai_client_operation_duration_seconds_count{",
@@ -151,8 +157,20 @@ class PrometheusMetersTests {
 		}
 	}
 
-	private static List<String> series(AssertableApplicationContext context, String prefix) {
-		return context.getBean(PrometheusMeterRegistry.class).scrape().lines().filter((line) -> line.startsWith(prefix)).toList();
+	/**
+	 * The series of a meter once it has as many as expected, or as many as it got: the gateway
+	 * stops a call's observation just after the caller has the answer, so its timer may lag behind.
+	 */
+	private static List<String> series(AssertableApplicationContext context, String prefix, int expected) {
+		PrometheusMeterRegistry registry = context.getBean(PrometheusMeterRegistry.class);
+		Supplier<List<String>> series = () -> registry.scrape().lines().filter((line) -> line.startsWith(prefix)).toList();
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> series.get().size() >= expected);
+		}
+		catch (ConditionTimeoutException ex) {
+			// the assertions that follow say what is missing
+		}
+		return series.get();
 	}
 
 }
