@@ -36,6 +36,8 @@ public class LlmBreakersEndpoint {
 
 	private final EndpointRegistry endpoints;
 
+	private final BreakerTransitions transitions;
+
 	private final @Nullable DeferredQueue deferred;
 
 	private final CallVolumeGuard guard;
@@ -45,21 +47,24 @@ public class LlmBreakersEndpoint {
 	/**
 	 * Create the endpoint with no deferred queue and the guards off.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
-		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
+		this(endpoints, transitions, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
-			BudgetGuard budget) {
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DeferredQueue deferred, CallVolumeGuard guard, BudgetGuard budget) {
 		this.endpoints = endpoints;
+		this.transitions = transitions;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
@@ -119,13 +124,13 @@ public class LlmBreakersEndpoint {
 		return describe(endpoint);
 	}
 
-	static EndpointDescriptor describe(LlmEndpoint endpoint) {
+	EndpointDescriptor describe(LlmEndpoint endpoint) {
 		EndpointSettings settings = endpoint.settings();
 		CircuitBreaker breaker = endpoint.circuitBreaker();
 		CircuitBreaker.Metrics metrics = breaker.getMetrics();
 		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
 		Bulkhead bulkhead = endpoint.bulkhead();
-		LlmEndpoint.Transition transition = endpoint.lastTransition();
+		BreakerTransitions.Transition transition = this.transitions.last(endpoint.name());
 		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
 				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
 				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
@@ -136,10 +141,10 @@ public class LlmBreakersEndpoint {
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
-				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList());
+				this.transitions.recent(endpoint.name()).stream().map(LlmBreakersEndpoint::describe).toList());
 	}
 
-	private static TransitionDescriptor describe(LlmEndpoint.Transition transition) {
+	private static TransitionDescriptor describe(BreakerTransitions.Transition transition) {
 		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
 				transition.failureRate(), transition.bufferedCalls());
 	}

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointFactory;
@@ -110,6 +111,13 @@ public final class LlmAutoConfiguration {
 		Map<String, List<String>> routes = resolver.routes(settings);
 		StartupSummary.log(settings, routes, properties);
 		return new EndpointRegistry(endpoints, routes, resources);
+	}
+
+	/** Remembers and logs every breaker's state transitions, actuator or not. */
+	@Bean
+	@ConditionalOnMissingBean
+	BreakerTransitions llmBreakerTransitions(EndpointRegistry endpoints) {
+		return new BreakerTransitions(endpoints);
 	}
 
 	@Bean

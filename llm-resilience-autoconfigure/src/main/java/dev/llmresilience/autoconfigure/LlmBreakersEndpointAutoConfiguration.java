@@ -1,5 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import java.time.Clock;
@@ -29,9 +30,10 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
-	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
-			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
-		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
+	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			ObjectProvider<DeferredQueue> deferred, ObjectProvider<CallVolumeGuard> guard,
+			ObjectProvider<BudgetGuard> budget) {
+		return new LlmBreakersEndpoint(endpoints, transitions, deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
 	}
 

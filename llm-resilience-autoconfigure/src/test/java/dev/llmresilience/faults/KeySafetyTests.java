@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmProperties;
 import dev.llmresilience.chat.ChatRequest;
@@ -224,7 +225,8 @@ class KeySafetyTests {
 		EndpointRegistry registry = context.getBean(EndpointRegistry.class);
 		for (LlmEndpoint endpoint : registry.endpoints()) {
 			this.seen.add(endpoint + " " + endpoint.settings() + " " + endpoint.settings().apiKey() + " "
-					+ endpoint.transitions() + " " + endpoint.circuitBreaker() + " " + endpoint.bulkhead());
+					+ context.getBean(BreakerTransitions.class).recent(endpoint.name()) + " " + endpoint.circuitBreaker() + " "
+					+ endpoint.bulkhead());
 		}
 		LlmProperties properties = context.getBean(LlmProperties.class);
 		this.seen.add(properties + " " + properties.getEndpoints() + " " + properties.getDefaults());

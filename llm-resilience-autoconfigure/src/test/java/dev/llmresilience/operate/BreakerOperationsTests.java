@@ -145,7 +145,7 @@ class BreakerOperationsTests {
 			.satisfies((line) -> assertThat(line).contains("WARN")
 				.contains("'primary'")
 				.contains("failure rate 100.0 %")
-				.contains("last 2 of 2 calls")
+				.contains("over the 2 calls in its window of 2")
 				.doesNotContain(Upstreams.KEY));
 		assertThat(output.getAll()).doesNotContain(Upstreams.KEY).doesNotContain("Exception:");
 	}
