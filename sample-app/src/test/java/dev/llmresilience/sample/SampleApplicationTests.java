@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
-import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -19,11 +18,11 @@ import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 /**
- * The README's walkthrough, run against the sample application over real HTTP: the gateway calls
- * the simulated provider that the same application serves.
+ * The sample application over real HTTP beyond the README's walkthrough (which
+ * {@link ReadmeWalkthroughTests} runs verbatim): the gateway calls the simulated provider that the
+ * same application serves.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT,
 		properties = { "llm.defaults.circuit-breaker.wait-duration-in-open-state=1s",
@@ -49,38 +48,6 @@ class SampleApplicationTests {
 		mode("primary", "ok");
 		mode("backup", "ok");
 		this.endpoints.endpoints().forEach((endpoint) -> endpoint.circuitBreaker().reset());
-	}
-
-	@Test
-	void walkthroughFallsBackOpensTheBreakerAndClosesItAfterProbes() {
-		assertThat(chat("Hello")).containsEntry("tier", "PRIMARY").containsEntry("endpoint", "primary");
-
-		mode("primary", "error");
-		Map<String, Object> fallback = chat("Hello");
-		assertThat(fallback).containsEntry("tier", "FALLBACK")
-			.containsEntry("endpoint", "backup")
-			.containsEntry("content", "[backup] You said: Hello")
-			.containsEntry("degraded", true);
-		for (int i = 0; i < 3; i++) {
-			assertThat(chat("Hello")).containsEntry("tier", "FALLBACK");
-		}
-		assertThat(breaker("primary")).containsEntry("state", "OPEN");
-
-		mode("primary", "ok");
-		// The running application's breaker uses the real clock; wait-duration-in-open-state is 1s here.
-		// While it is open, calls are answered by the backup without touching the primary.
-		await().atMost(Duration.ofSeconds(10))
-			.pollInterval(Duration.ofMillis(200))
-			.until(() -> "PRIMARY".equals(chat("Hello").get("tier")));
-		assertThat(breaker("primary")).containsEntry("state", "HALF_OPEN");
-		for (int i = 0; i < 2; i++) {
-			assertThat(chat("Hello")).containsEntry("tier", "PRIMARY");
-		}
-		Map<String, Object> primary = breaker("primary");
-		assertThat(primary).containsEntry("state", "CLOSED");
-		assertThat(primary.get("lastTransition")).asInstanceOf(InstanceOfAssertFactories.MAP)
-			.containsEntry("from", "HALF_OPEN")
-			.containsEntry("to", "CLOSED");
 	}
 
 	@Test
@@ -205,39 +172,6 @@ class SampleApplicationTests {
 		this.client.get().uri("/actuator/health/llm").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.status").isEqualTo("UP")
 			.jsonPath("$.details.endpoints.primary.state").isEqualTo("CLOSED");
-	}
-
-	@Test
-	void deferredRequestCompletesOnceTheBackupIsBack() {
-		mode("primary", "error");
-		mode("backup", "error");
-		Map<String, Object> deferred = chat(Map.of("prompt", "Write the nightly report", "deferrable", true));
-		assertThat(deferred).containsEntry("tier", "DEFERRED");
-		String ticket = (String) deferred.get("ticket");
-		assertThat(ticket).startsWith("dfr_");
-		assertThat(deferredState(ticket)).containsEntry("state", "PENDING");
-
-		mode("backup", "ok");
-		// the application's real clock: the first background attempt comes after deferral.delay (1s here)
-		await().atMost(Duration.ofSeconds(15))
-			.pollInterval(Duration.ofMillis(250))
-			.until(() -> "COMPLETED".equals(deferredState(ticket).get("state")));
-		assertThat(deferredState(ticket).get("response")).asInstanceOf(InstanceOfAssertFactories.MAP)
-			.containsEntry("content", "[backup] You said: Write the nightly report")
-			.containsEntry("ticket", ticket);
-		this.client.get().uri("/api/deferred/dfr_unknown").exchange().expectStatus().isNotFound();
-	}
-
-	@SuppressWarnings("unchecked")
-	private Map<String, Object> deferredState(String ticket) {
-		return this.client.get()
-			.uri("/api/deferred/" + ticket)
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(Map.class)
-			.returnResult()
-			.getResponseBody();
 	}
 
 	private Map<String, Object> chat(String prompt) {
