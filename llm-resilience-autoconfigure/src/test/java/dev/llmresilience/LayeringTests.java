@@ -19,8 +19,8 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 class LayeringTests {
 
 	/** Top to bottom; packages in one row are siblings. */
-	static final List<List<String>> LAYERS = List.of(List.of("autoconfigure"), List.of("actuate", "metrics"),
-			List.of("gateway"), List.of("endpoint", "cache", "deferred", "guard"), List.of("protocol"),
+	static final List<List<String>> LAYERS = List.of(List.of("autoconfigure"), List.of("dashboard"), List.of("actuate", "metrics"),
+			List.of("watch"), List.of("gateway"), List.of("endpoint", "cache", "deferred", "guard"), List.of("protocol"),
 			List.of("failure"), List.of("chat"));
 
 	private static final JavaClasses MAIN = new ClassFileImporter()

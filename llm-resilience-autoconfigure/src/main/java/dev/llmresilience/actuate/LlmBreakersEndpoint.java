@@ -14,6 +14,7 @@ import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -38,6 +39,8 @@ public class LlmBreakersEndpoint {
 
 	private final BreakerTransitions transitions;
 
+	private final @Nullable DegradationWatch degradation;
+
 	private final @Nullable DeferredQueue deferred;
 
 	private final CallVolumeGuard guard;
@@ -50,21 +53,24 @@ public class LlmBreakersEndpoint {
 	 * @param transitions the breakers' recent transitions
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
-		this(endpoints, transitions, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
 	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
-			@Nullable DeferredQueue deferred, CallVolumeGuard guard, BudgetGuard budget) {
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget) {
 		this.endpoints = endpoints;
 		this.transitions = transitions;
+		this.degradation = degradation;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
@@ -82,7 +88,16 @@ public class LlmBreakersEndpoint {
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
-				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()));
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
+				degradation(this.degradation));
+	}
+
+	static Map<String, RouteDegradationDescriptor> degradation(@Nullable DegradationWatch watch) {
+		Map<String, RouteDegradationDescriptor> routes = new LinkedHashMap<>();
+		if (watch != null) {
+			watch.routes().forEach((route, state) -> routes.put(route, RouteDegradationDescriptor.of(state)));
+		}
+		return routes;
 	}
 
 	/**
@@ -157,9 +172,11 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param degradation each route's share of degraded answers and its current run of them
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
-			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget) {
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			Map<String, RouteDegradationDescriptor> degradation) {
 	}
 
 	/**

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
-import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointFactory;
@@ -57,7 +56,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LlmProperties.class)
-@Import(DegradationConfiguration.class)
+@Import({ DegradationConfiguration.class, WatchConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -111,13 +110,6 @@ public final class LlmAutoConfiguration {
 		Map<String, List<String>> routes = resolver.routes(settings);
 		StartupSummary.log(settings, routes, properties);
 		return new EndpointRegistry(endpoints, routes, resources);
-	}
-
-	/** Remembers and logs every breaker's state transitions, actuator or not. */
-	@Bean
-	@ConditionalOnMissingBean
-	BreakerTransitions llmBreakerTransitions(EndpointRegistry endpoints) {
-		return new BreakerTransitions(endpoints);
 	}
 
 	@Bean

@@ -9,6 +9,7 @@ import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -31,9 +32,9 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
-			ObjectProvider<DeferredQueue> deferred, ObjectProvider<CallVolumeGuard> guard,
-			ObjectProvider<BudgetGuard> budget) {
-		return new LlmBreakersEndpoint(endpoints, transitions, deferred.getIfAvailable(),
+			ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
+			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
+		return new LlmBreakersEndpoint(endpoints, transitions, degradation.getIfAvailable(), deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
 	}
 
