@@ -129,7 +129,8 @@ class KeySafetyTests {
 
 	private ConfigurableApplicationContext application() {
 		return new SpringApplicationBuilder(KeySafetyApplication.class).properties(
-				"server.port=0", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=*",
+				"server.port=0", "spring.main.web-application-type=reactive", "spring.main.banner-mode=off",
+				"management.endpoints.web.exposure.include=*",
 				"management.endpoint.health.show-details=always", "logging.level.dev.llmresilience=TRACE",
 				"logging.level.reactor.netty=DEBUG", "logging.level.org.springframework.web.reactive.function.client=DEBUG",
 				"llm.endpoints.primary.base-url=" + this.primary.url("/v1"), "llm.endpoints.primary.model=primary-model",
