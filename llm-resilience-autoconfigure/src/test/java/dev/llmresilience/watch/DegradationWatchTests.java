@@ -1,10 +1,7 @@
 package dev.llmresilience.watch;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
@@ -12,6 +9,7 @@ import java.util.function.Consumer;
 import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.degrade.MutableClock;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUnavailableException;
@@ -34,7 +32,7 @@ class DegradationWatchTests {
 
 	private static final Instant START = Instant.parse("2026-03-01T12:00:00Z");
 
-	private final SteppedClock clock = new SteppedClock();
+	private final MutableClock clock = new MutableClock(START);
 
 	private MockUpstreams upstreams;
 
@@ -152,32 +150,6 @@ class DegradationWatchTests {
 			.filter((line) -> line.contains(" " + level + " ") && line.contains("LLM route"))
 			.map((line) -> line.substring(line.indexOf("LLM route")))
 			.toList();
-	}
-
-	/** A clock that only moves when told to. */
-	private static final class SteppedClock extends Clock {
-
-		private volatile Instant now = START;
-
-		void advance(Duration duration) {
-			this.now = this.now.plus(duration);
-		}
-
-		@Override
-		public Instant instant() {
-			return this.now;
-		}
-
-		@Override
-		public ZoneId getZone() {
-			return ZoneOffset.UTC;
-		}
-
-		@Override
-		public Clock withZone(ZoneId zone) {
-			return this;
-		}
-
 	}
 
 }
