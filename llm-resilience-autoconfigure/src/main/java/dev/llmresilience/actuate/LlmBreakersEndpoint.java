@@ -3,6 +3,7 @@ package dev.llmresilience.actuate;
 import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -12,6 +13,7 @@ import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.endpoint.ProbeStats;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.watch.DegradationWatch;
@@ -156,7 +158,13 @@ public class LlmBreakersEndpoint {
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
-				this.transitions.recent(endpoint.name()).stream().map(LlmBreakersEndpoint::describe).toList());
+				this.transitions.recent(endpoint.name()).stream().map(LlmBreakersEndpoint::describe).toList(),
+				probes(endpoint.probes()));
+	}
+
+	private static ProbeDescriptor probes(ProbeStats probes) {
+		return new ProbeDescriptor(probes.mode().name(), probes.sent(), probes.succeeded(), probes.failed(),
+				probes.lastAt(), (probes.lastOutcome() != null) ? probes.lastOutcome().name() : null);
 	}
 
 	private static TransitionDescriptor describe(BreakerTransitions.Transition transition) {
@@ -230,7 +238,22 @@ public class LlmBreakersEndpoint {
 	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
 			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
 			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
-			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions) {
+			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
+			ProbeDescriptor probes) {
+	}
+
+	/**
+	 * The breaker's half-open probes.
+	 *
+	 * @param mode {@code SYNTHETIC} (the library sends them) or {@code REQUESTS} (users' calls are them)
+	 * @param sent probes the library sent
+	 * @param succeeded of those, the successful ones
+	 * @param failed of those, the others
+	 * @param lastAt when the last one ended, or {@code null}
+	 * @param lastOutcome how the last one ended, or {@code null}
+	 */
+	public record ProbeDescriptor(String mode, long sent, long succeeded, long failed, @Nullable Instant lastAt,
+			@Nullable String lastOutcome) {
 	}
 
 	/**

@@ -3,6 +3,8 @@ package dev.llmresilience.autoconfigure;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
+import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -12,10 +14,18 @@ import org.jspecify.annotations.Nullable;
  */
 public class EndpointProperties extends ResilienceProperties {
 
-	/** Base URL of the OpenAI-compatible API, up to and including the version, e.g. https://api.openai.com/v1. Required. */
+	/**
+	 * Base URL of the API, up to and including the version: e.g. https://api.openai.com/v1 (protocol
+	 * openai), https://api.anthropic.com/v1 (anthropic), or the resource's endpoint
+	 * https://my-resource.openai.azure.com (azure-openai). Required.
+	 */
 	private @Nullable String baseUrl;
 
-	/** API key sent as "Authorization: Bearer". Leave empty for servers that need none (Ollama, vLLM). Never logged or shown. */
+	/**
+	 * API key, sent as "Authorization: Bearer" (protocol openai), "x-api-key" (anthropic) or
+	 * "api-key" (azure-openai). Leave empty for servers that need none (Ollama, vLLM). Never logged
+	 * or shown.
+	 */
 	private @Nullable String apiKey;
 
 	/**
@@ -25,11 +35,33 @@ public class EndpointProperties extends ResilienceProperties {
 	 */
 	private boolean apiKeyRequired = true;
 
-	/** Model name sent in each request, e.g. gpt-4o. Required. */
+	/**
+	 * Model name sent in each request, e.g. gpt-4o or claude-sonnet-4-5. Required. With protocol
+	 * azure-openai the deployment decides the model, and this names it in metrics and answers.
+	 */
 	private @Nullable String model;
 
-	/** Wire protocol. Only "openai" (OpenAI-compatible chat completions) is supported. */
+	/**
+	 * Wire protocol: "openai" (any OpenAI-compatible chat-completions API), "anthropic" (Anthropic's
+	 * Messages API) or "azure-openai" (Azure OpenAI's deployment API); a bean of type
+	 * LlmClientFactory adds another.
+	 */
 	private String protocol = "openai";
+
+	/** The anthropic-version header sent with each request of protocol anthropic. Default 2023-06-01. */
+	private String anthropicVersion = AnthropicClientFactory.DEFAULT_VERSION;
+
+	/**
+	 * The name of the model deployment in the Azure OpenAI resource, sent in the request path.
+	 * Required with protocol azure-openai, and only used by it.
+	 */
+	private @Nullable String deployment;
+
+	/**
+	 * The api-version query parameter of protocol azure-openai, e.g. 2025-01-01-preview. Default
+	 * 2024-10-21, the latest GA version. Streamed answers carry their usage (and cost) from 2024-09-01 on.
+	 */
+	private String apiVersion = AzureOpenAiClientFactory.DEFAULT_API_VERSION;
 
 	/** Order within the default route: lower is tried first. */
 	private int priority = 0;
@@ -84,6 +116,30 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setProtocol(String protocol) {
 		this.protocol = protocol;
+	}
+
+	public String getAnthropicVersion() {
+		return this.anthropicVersion;
+	}
+
+	public void setAnthropicVersion(String anthropicVersion) {
+		this.anthropicVersion = anthropicVersion;
+	}
+
+	public @Nullable String getDeployment() {
+		return this.deployment;
+	}
+
+	public void setDeployment(@Nullable String deployment) {
+		this.deployment = deployment;
+	}
+
+	public String getApiVersion() {
+		return this.apiVersion;
+	}
+
+	public void setApiVersion(String apiVersion) {
+		this.apiVersion = apiVersion;
 	}
 
 	public int getPriority() {

@@ -1,7 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -16,6 +15,8 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
+import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.unit.DataSize;
@@ -34,7 +35,8 @@ final class EndpointSettingsResolver {
 	private final Set<String> protocols;
 
 	EndpointSettingsResolver(LlmProperties properties) {
-		this(properties, Set.of(OpenAiClientFactory.PROTOCOL));
+		this(properties, Set.of(OpenAiClientFactory.PROTOCOL, AnthropicClientFactory.PROTOCOL,
+				AzureOpenAiClientFactory.PROTOCOL));
 	}
 
 	/**
@@ -111,28 +113,31 @@ final class EndpointSettingsResolver {
 
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
 		String prefix = property(name) + ".";
-		URI baseUrl = baseUrl(prefix + "base-url", endpoint.getBaseUrl());
+		if (!this.protocols.contains(endpoint.getProtocol())) {
+			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
+					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
+		}
+		URI baseUrl = ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
 		PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
 			throw new LlmConfigurationException(prefix + "model", "is missing",
 					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
-		if (!this.protocols.contains(endpoint.getProtocol())) {
-			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
-					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
-							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
-		}
+		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
 		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
 		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
 				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
 				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
 				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
 				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
-				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(30)),
+				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(10)),
 				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
-				circuitBreaker(layers), retry(layers), bulkhead(layers));
+				circuitBreaker(layers), retry(layers), bulkhead(layers),
+				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming, Boolean.TRUE),
+				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion());
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
@@ -157,7 +162,8 @@ final class EndpointSettingsResolver {
 				layers.positive("circuit-breaker.wait-duration-in-open-state", (p) -> p.getCircuitBreaker().getWaitDurationInOpenState(), Duration.ofSeconds(30)),
 				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 3, 1),
 				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold(), Duration.ofSeconds(60)),
-				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f));
+				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f),
+				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe(), EndpointSettings.Probe.SYNTHETIC));
 	}
 
 	private static EndpointSettings.RetrySettings retry(Layers layers) {
@@ -184,33 +190,6 @@ final class EndpointSettingsResolver {
 		return new EndpointSettings.BulkheadSettings(
 				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 50, 1),
 				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait(), Duration.ZERO));
-	}
-
-	private static URI baseUrl(String property, @Nullable String value) {
-		if (value == null || value.isBlank()) {
-			throw new LlmConfigurationException(property, "is missing",
-					"Set it to the provider's OpenAI-compatible base URL, e.g. " + property + "=https://api.openai.com/v1.");
-		}
-		try {
-			URI uri = new URI(value.trim());
-			// Checked first: the message below quotes the value, which must then hold no credentials.
-			if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-				throw new LlmConfigurationException(property, "has user info, a query or a fragment",
-						"Give only scheme, host, port and path; put credentials in api-key or headers.");
-			}
-			String scheme = uri.getScheme();
-			if (scheme == null || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))
-					|| uri.getHost() == null) {
-				throw new LlmConfigurationException(property, "is '" + value + "', which is not an http(s) URL",
-						"Use an absolute http:// or https:// URL with a host, e.g. https://api.openai.com/v1.");
-			}
-			String text = uri.toString();
-			return URI.create(text.endsWith("/") ? text.substring(0, text.length() - 1) : text);
-		}
-		catch (URISyntaxException ex) {
-			throw new LlmConfigurationException(property, "is not a valid URL (" + ex.getReason() + ")",
-					"Use an absolute http:// or https:// URL, e.g. https://api.openai.com/v1.");
-		}
 	}
 
 	private static EndpointSettings.@Nullable Price price(String prefix, EndpointProperties.Price price) {

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
@@ -27,6 +28,8 @@ import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
+import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -50,7 +53,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 /**
  * Auto-configuration of the {@link LlmGateway}: one endpoint per {@code llm.endpoints} entry, each
  * with its own circuit breaker, retry and bulkhead, and its HTTP client built from the application's
- * {@link WebClient.Builder}.
+ * {@link WebClient.Builder}. The protocols {@code openai}, {@code anthropic} and {@code azure-openai}
+ * are built in; an {@link LlmClientFactory} bean adds another, or replaces one of the same name.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration")
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
@@ -87,17 +91,21 @@ public final class LlmAutoConfiguration {
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
 			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
-			ObjectProvider<LlmClientFactory> clientFactories, Environment environment, ListableBeanFactory beans) {
+			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard,
+			Environment environment, ListableBeanFactory beans) {
 		UnknownKeys.check(environment, beans);
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
-		OpenAiClientFactory openAi = new OpenAiClientFactory(classifier,
-				() -> webClientBuilder.getIfAvailable(WebClient::builder).clone());
-		protocols.put(openAi.protocol(), openAi);
+		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
+		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(classifier, builders),
+				new AnthropicClientFactory(classifier, builders), new AzureOpenAiClientFactory(classifier, builders))) {
+			protocols.put(builtIn.protocol(), builtIn);
+		}
 		clientFactories.orderedStream().forEach((factory) -> protocols.put(factory.protocol(), factory));
 		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties, protocols.keySet());
 		List<EndpointSettings> settings = resolver.endpoints();
 		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
-				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble());
+				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble(),
+				guard.getIfAvailable(CallVolumeGuard::off));
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {

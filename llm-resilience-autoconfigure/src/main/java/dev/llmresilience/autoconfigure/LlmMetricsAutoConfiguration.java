@@ -1,6 +1,7 @@
 package dev.llmresilience.autoconfigure;
 
 import dev.llmresilience.deferred.DeferredQueue;
+import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.ResilienceRegistries;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
@@ -84,6 +85,20 @@ public final class LlmMetricsAutoConfiguration {
 	// No answer in the window is no share at all, not 0 % degraded.
 	private static double share(RouteDegradation route) {
 		return (route.degradedShare() != null) ? route.degradedShare() : Double.NaN;
+	}
+
+	@Bean
+	MeterBinder llmProbeMetrics(ObjectProvider<EndpointRegistry> endpoints) {
+		return (meterRegistry) -> endpoints.ifAvailable((registry) -> registry.endpoints().forEach((endpoint) -> {
+			FunctionCounter.builder("llm.endpoint.probes", endpoint, (probed) -> probed.probes().succeeded())
+				.description("Half-open probes the library sent itself (circuit-breaker.probe: synthetic), by outcome")
+				.tags("llm.endpoint", endpoint.name(), "outcome", "success")
+				.register(meterRegistry);
+			FunctionCounter.builder("llm.endpoint.probes", endpoint, (probed) -> probed.probes().failed())
+				.description("Half-open probes the library sent itself (circuit-breaker.probe: synthetic), by outcome")
+				.tags("llm.endpoint", endpoint.name(), "outcome", "failure")
+				.register(meterRegistry);
+		}));
 	}
 
 	@Bean

@@ -2,6 +2,7 @@ package dev.llmresilience.autoconfigure;
 
 import java.time.Duration;
 
+import dev.llmresilience.endpoint.EndpointSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
@@ -16,20 +17,32 @@ import org.springframework.util.unit.DataSize;
 public class ResilienceProperties {
 
 	/**
-	 * Longest wait for one attempt, from sending the request to the complete response
-	 * (non-streaming). Sits inside the circuit breaker, so a timeout counts as a failure.
-	 * Default 60s.
+	 * Longest wait for one chat attempt, from sending the request to the complete answer (a stream's
+	 * length is not bounded by it). Sits inside the circuit breaker, so a timeout counts as a
+	 * failure; capped at what is left of the call's deadline. Default 60s.
 	 */
 	private @Nullable Duration timeout;
 
 	/** Longest wait for a TCP connection to the endpoint. Default 5s. */
 	private @Nullable Duration connectTimeout;
 
-	/** Streaming: longest wait from sending the request to the first content chunk. Default 30s. */
+	/**
+	 * Longest wait from sending the request to the first content chunk, for every call that goes
+	 * upstream as a stream (chat included, see upstream-streaming). A breaker failure recorded when
+	 * it fires; not retried on the same endpoint while a later endpoint of the route is available.
+	 * Default 10s.
+	 */
 	private @Nullable Duration firstTokenTimeout;
 
-	/** Streaming: longest silence allowed between two chunks. Default 30s. */
+	/** Longest silence allowed between two chunks once tokens flow (chat included). Default 30s. */
 	private @Nullable Duration streamIdleTimeout;
+
+	/**
+	 * Send chat calls upstream as streams and assemble the answer, so that first-token-timeout and
+	 * stream-idle-timeout bound them too. Set false for a server that cannot stream; a server that
+	 * answers a streamed request with plain JSON works either way. Default true.
+	 */
+	private @Nullable Boolean upstreamStreaming;
 
 	/**
 	 * Largest response body read into memory; a larger one fails the attempt as malformed instead
@@ -79,6 +92,14 @@ public class ResilienceProperties {
 
 	public void setStreamIdleTimeout(@Nullable Duration streamIdleTimeout) {
 		this.streamIdleTimeout = streamIdleTimeout;
+	}
+
+	public @Nullable Boolean getUpstreamStreaming() {
+		return this.upstreamStreaming;
+	}
+
+	public void setUpstreamStreaming(@Nullable Boolean upstreamStreaming) {
+		this.upstreamStreaming = upstreamStreaming;
 	}
 
 	public @Nullable DataSize getMaxResponseSize() {
@@ -131,6 +152,22 @@ public class ResilienceProperties {
 
 		/** Slow-call rate, in percent, at or above which the breaker opens. Default 100. */
 		private @Nullable Float slowCallRateThreshold;
+
+		/**
+		 * Who sends the half-open probes: synthetic, the library itself (a minimal request: the
+		 * endpoint's model, one short user message, max tokens 1) as soon as the open state's wait has
+		 * passed, while users' calls go on to the next endpoint until the breaker has closed; or
+		 * requests, users' calls once the wait has passed. Default synthetic.
+		 */
+		private EndpointSettings.@Nullable Probe probe;
+
+		public EndpointSettings.@Nullable Probe getProbe() {
+			return this.probe;
+		}
+
+		public void setProbe(EndpointSettings.@Nullable Probe probe) {
+			this.probe = probe;
+		}
 
 		public @Nullable Integer getSlidingWindowSize() {
 			return this.slidingWindowSize;

@@ -14,10 +14,13 @@ public enum Outcome {
 	/** A 2xx whose message has neither content (ignoring whitespace) nor tool calls. */
 	EMPTY_RESPONSE(true, true, Action.FALL_BACK),
 
-	/** A 2xx body that is not valid JSON, lacks {@code choices}, or is larger than the size limit. */
+	/** A 2xx body that is not valid JSON, lacks {@code choices} (Anthropic: {@code content}), or is larger than the size limit. */
 	MALFORMED_RESPONSE(true, true, Action.FALL_BACK),
 
-	/** {@code finish_reason: content_filter} or an error whose code is {@code content_filter}. Not the provider's fault. */
+	/**
+	 * {@code finish_reason: content_filter} (Anthropic: {@code stop_reason: refusal}) or an error whose
+	 * code is {@code content_filter}. Not the provider's fault.
+	 */
 	CONTENT_FILTERED(false, false, Action.FALL_BACK),
 
 	/** 408, 409, 5xx or 529. */
@@ -26,7 +29,13 @@ public enum Outcome {
 	/** 429: retried only when the provider's Retry-After fits within {@code max-retry-after}. */
 	RATE_LIMITED(true, true, Action.FALL_BACK),
 
-	/** No complete response within the attempt's {@code timeout}, or no connection within {@code connect-timeout}. */
+	/**
+	 * No first token within {@code first-token-timeout}, a silence over {@code stream-idle-timeout}, no
+	 * complete answer within the attempt's {@code timeout}, or no connection within
+	 * {@code connect-timeout}. A first-token timeout is not retried on the same endpoint while a later
+	 * endpoint of the route is available: a model that has not begun to answer in that time is more
+	 * likely down than slow, and the next endpoint answers sooner than a second wait would.
+	 */
 	TIMEOUT(true, true, Action.FALL_BACK),
 
 	/** Connection refused, reset or closed before a complete response. */
@@ -50,7 +59,7 @@ public enum Outcome {
 	/**
 	 * A stream failed after its first content chunk reached the caller: the connection was reset or
 	 * closed, the provider sent an error event, or the stream ended with neither a finish reason nor
-	 * {@code [DONE]}. Never retried (that would repeat what the caller has already received); the
+	 * the protocol's end ({@code [DONE]}, Anthropic's {@code message_stop}). Never retried (that would repeat what the caller has already received); the
 	 * caller gets the partial answer, unless {@code llm.gateway.stream.resume-on-fallback} continues it
 	 * on the next endpoint.
 	 */
@@ -69,11 +78,18 @@ public enum Outcome {
 	GUARD_TRIPPED(false, false, Action.DEGRADE),
 
 	/**
-	 * What is left of the call's deadline cannot fit another attempt on this endpoint (its timeout,
-	 * after its wait): no call was made. The route's next endpoint is still tried, since its own
-	 * timeout may be shorter and fit.
+	 * The call's deadline ran out: before the attempt (no call was made), or during it, before any of
+	 * the endpoint's own timeouts (an attempt's timeouts are capped at what is left of the deadline,
+	 * and a cut made by the caller's deadline is not the provider's fault, so the breaker ignores it).
 	 */
-	DEADLINE_EXCEEDED(false, false, Action.FALL_BACK);
+	DEADLINE_EXCEEDED(false, false, Action.FALL_BACK),
+
+	/**
+	 * The endpoint's circuit breaker opened while this attempt was still waiting for its first token:
+	 * the attempt was abandoned (its permits freed, nothing recorded) and the call moved on to the
+	 * route's next endpoint at once, rather than waiting out a model the breaker now believes is down.
+	 */
+	RELEASED(false, false, Action.FALL_BACK);
 
 	private final boolean retryable;
 

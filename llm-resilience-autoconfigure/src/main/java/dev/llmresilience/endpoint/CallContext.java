@@ -1,7 +1,7 @@
 package dev.llmresilience.endpoint;
 
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
@@ -11,28 +11,42 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one gateway call shares with the endpoints it tries.
+ * What one gateway call shares with the endpoints it tries. Times are on Reactor's parallel
+ * scheduler's clock, in nanoseconds ({@link Long#MAX_VALUE} for none).
  *
  * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled), with its
  * completion when it succeeded; called before the answer travels on, so that it hears of every
  * attempt the breaker recorded, even one whose caller let go of the answer as it came
  * @param parent the observation of the gateway call, or {@code null} for none
- * @param deadlineNanos when the gateway call must end, on Reactor's parallel scheduler's clock
- * ({@link Long#MAX_VALUE} for none)
+ * @param deadlineNanos when the call's deadline runs out: it bounds a chat attempt whole and a
+ * stream until its first token (each attempt's timeouts are capped at it)
+ * @param streamDeadlineNanos when a stream must have ended once tokens flow (the request's own
+ * deadline), or {@link Long#MAX_VALUE}
  * @param guard the call-volume guard every upstream attempt takes a permit from
- * @param started attempts started so far in the gateway call, across its endpoints
+ * @param laterEndpointAvailable whether a later endpoint of the route would take the call now;
+ * while one would, a first-token timeout is not retried on the same endpoint
  */
 public record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
-		long deadlineNanos, CallVolumeGuard guard, AtomicInteger started) {
+		long deadlineNanos, long streamDeadlineNanos, CallVolumeGuard guard, BooleanSupplier laterEndpointAvailable) {
 
 	/**
-	 * A context with no observation, no deadline and no guard.
+	 * A context with no observation, no deadline, no guard and no later endpoint.
 	 * @param onAttempt receives every attempt
 	 * @return the context
 	 */
 	public static CallContext of(Consumer<Attempt> onAttempt) {
-		return new CallContext((attempt, completion) -> onAttempt.accept(attempt), null, Long.MAX_VALUE,
-				CallVolumeGuard.off(), new AtomicInteger());
+		return of(onAttempt, CallVolumeGuard.off());
+	}
+
+	/**
+	 * A context with no observation, no deadline and no later endpoint.
+	 * @param onAttempt receives every attempt
+	 * @param guard the call-volume guard
+	 * @return the context
+	 */
+	public static CallContext of(Consumer<Attempt> onAttempt, CallVolumeGuard guard) {
+		return new CallContext((attempt, completion) -> onAttempt.accept(attempt), null, Long.MAX_VALUE, Long.MAX_VALUE,
+				guard, () -> false);
 	}
 
 }

@@ -5,13 +5,14 @@ import java.util.function.DoubleSupplier;
 
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.retry.Retry;
@@ -36,6 +37,8 @@ public final class EndpointFactory {
 
 	private final DoubleSupplier random;
 
+	private final CallVolumeGuard guard;
+
 	/**
 	 * Create a factory.
 	 * @param circuitBreakers registry the breakers are created in
@@ -47,6 +50,22 @@ public final class EndpointFactory {
 	 */
 	public EndpointFactory(CircuitBreakerRegistry circuitBreakers, RetryRegistry retries, BulkheadRegistry bulkheads,
 			FailureClassifier classifier, Clock clock, DoubleSupplier random) {
+		this(circuitBreakers, retries, bulkheads, classifier, clock, random, CallVolumeGuard.off());
+	}
+
+	/**
+	 * Create a factory.
+	 * @param circuitBreakers registry the breakers are created in
+	 * @param retries registry the retries are created in
+	 * @param bulkheads registry the bulkheads are created in
+	 * @param classifier the classifier
+	 * @param clock the breakers' clock (injected so tests can move time)
+	 * @param random source of jitter, uniform in [0, 1)
+	 * @param guard the call-volume guard the breakers' synthetic probes take permits from
+	 */
+	public EndpointFactory(CircuitBreakerRegistry circuitBreakers, RetryRegistry retries, BulkheadRegistry bulkheads,
+			FailureClassifier classifier, Clock clock, DoubleSupplier random, CallVolumeGuard guard) {
+		this.guard = guard;
 		this.circuitBreakers = circuitBreakers;
 		this.retries = retries;
 		this.bulkheads = bulkheads;
@@ -66,7 +85,7 @@ public final class EndpointFactory {
 		Retry retry = retry(settings);
 		Bulkhead bulkhead = this.bulkheads.find(settings.name())
 			.orElseGet(() -> this.bulkheads.bulkhead(settings.name(), bulkheadConfig(settings.bulkhead())));
-		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier);
+		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier, this.guard, this.clock);
 	}
 
 	/**

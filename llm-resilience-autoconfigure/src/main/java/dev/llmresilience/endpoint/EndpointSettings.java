@@ -1,10 +1,13 @@
 package dev.llmresilience.endpoint;
 
+import java.math.BigDecimal;
+import java.math.MathContext;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.llmresilience.chat.Usage;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.ClientSettings;
 import org.jspecify.annotations.Nullable;
@@ -25,20 +28,89 @@ import org.jspecify.annotations.Nullable;
  * @param price token prices, or {@code null}
  * @param timeout per-attempt timeout
  * @param connectTimeout TCP connect timeout
- * @param firstTokenTimeout streaming: time to the first content chunk
- * @param streamIdleTimeout streaming: longest silence between chunks
+ * @param firstTokenTimeout time from the request to the first content chunk, for every call that
+ * goes upstream as a stream (chat included)
+ * @param streamIdleTimeout longest silence between chunks once tokens flow
  * @param maxResponseSize largest body read, in bytes
  * @param circuitBreaker the breaker's settings
  * @param retry the retry's settings
  * @param bulkhead the bulkhead's settings
+ * @param upstreamStreaming send {@code chat} calls upstream as streams and assemble the answer, so
+ * that the first-token and idle timeouts bound them too
+ * @param anthropicVersion the {@code anthropic-version} of protocol {@code anthropic}, else {@code null}
+ * @param deployment the Azure OpenAI deployment of protocol {@code azure-openai}, else {@code null}
+ * @param apiVersion the Azure OpenAI {@code api-version} of protocol {@code azure-openai}, else {@code null}
  */
 public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
 		@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
 		Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
-		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
+		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
+		boolean upstreamStreaming, @Nullable String anthropicVersion, @Nullable String deployment,
+		@Nullable String apiVersion) {
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them.
+	 * @param name the endpoint's name (its circuit-breaker bucket)
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param model the model name
+	 * @param protocol the wire protocol
+	 * @param priority lower is tried first in the default route
+	 * @param region a label, or {@code null}
+	 * @param enabled whether the endpoint takes part in routes
+	 * @param headers extra request headers
+	 * @param price token prices, or {@code null}
+	 * @param timeout per-attempt timeout
+	 * @param connectTimeout TCP connect timeout
+	 * @param firstTokenTimeout time to the first content chunk
+	 * @param streamIdleTimeout longest silence between chunks
+	 * @param maxResponseSize largest body read, in bytes
+	 * @param circuitBreaker the breaker's settings
+	 * @param retry the retry's settings
+	 * @param bulkhead the bulkhead's settings
+	 * @param upstreamStreaming send {@code chat} calls upstream as streams
+	 */
+	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
+			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
+			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
+			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
+			boolean upstreamStreaming) {
+		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
+				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, upstreamStreaming,
+				null, null, null);
+	}
+
+	/**
+	 * Settings with none of the protocol-specific values that send {@code chat} upstream as a stream.
+	 * @param name the endpoint's name (its circuit-breaker bucket)
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param model the model name
+	 * @param protocol the wire protocol
+	 * @param priority lower is tried first in the default route
+	 * @param region a label, or {@code null}
+	 * @param enabled whether the endpoint takes part in routes
+	 * @param headers extra request headers
+	 * @param price token prices, or {@code null}
+	 * @param timeout per-attempt timeout
+	 * @param connectTimeout TCP connect timeout
+	 * @param firstTokenTimeout time to the first content chunk
+	 * @param streamIdleTimeout longest silence between chunks
+	 * @param maxResponseSize largest body read, in bytes
+	 * @param circuitBreaker the breaker's settings
+	 * @param retry the retry's settings
+	 * @param bulkhead the bulkhead's settings
+	 */
+	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
+			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
+			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
+			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
+		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
+				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, true);
 	}
 
 	/**
@@ -47,18 +119,24 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 */
 	public ClientSettings client() {
 		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
-				this.maxResponseSize, this.bulkhead.maxConcurrentCalls());
+				this.maxResponseSize, this.bulkhead.maxConcurrentCalls(), this.anthropicVersion, this.deployment,
+				this.apiVersion);
 	}
 
 	/**
 	 * The provider's name as OpenTelemetry's GenAI conventions spell it ({@code gen_ai.provider.name}),
-	 * guessed from the base URL's host; the protocol's name for a host that is not known.
+	 * guessed from the base URL's host, else from the protocol ({@code anthropic},
+	 * {@code azure-openai}); the protocol's name for a host that is not known.
 	 * @return the provider's name
 	 */
 	public String providerName() {
 		String host = (this.baseUrl.getHost() != null) ? this.baseUrl.getHost().toLowerCase(Locale.ROOT) : "";
-		if (host.endsWith("openai.azure.com") || host.endsWith("services.ai.azure.com")) {
+		if (host.endsWith("openai.azure.com") || host.endsWith("services.ai.azure.com")
+				|| "azure-openai".equals(this.protocol)) {
 			return "azure.ai.openai";
+		}
+		if (host.endsWith("anthropic.com") || "anthropic".equals(this.protocol)) {
+			return "anthropic";
 		}
 		if (host.endsWith("openai.com")) {
 			return "openai";
@@ -91,6 +169,25 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 * @param outputPerMillion price of a million completion tokens
 	 */
 	public record Price(double inputPerMillion, double outputPerMillion) {
+
+		/**
+		 * What the tokens of one answer cost.
+		 * @param usage the answer's token counts, or {@code null}
+		 * @return the cost, or {@code null} without counts
+		 */
+		public @Nullable BigDecimal costOf(@Nullable Usage usage) {
+			if (usage == null) {
+				return null;
+			}
+			BigDecimal input = BigDecimal.valueOf(this.inputPerMillion)
+				.multiply(BigDecimal.valueOf((usage.promptTokens() != null) ? usage.promptTokens() : 0));
+			BigDecimal output = BigDecimal.valueOf(this.outputPerMillion)
+				.multiply(BigDecimal.valueOf((usage.completionTokens() != null) ? usage.completionTokens() : 0));
+			return input.add(output).divide(MILLION, MathContext.DECIMAL64).stripTrailingZeros();
+		}
+
+		private static final BigDecimal MILLION = BigDecimal.valueOf(1_000_000);
+
 	}
 
 	/**
@@ -103,10 +200,45 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 * @param permittedCallsInHalfOpenState number of probes
 	 * @param slowCallDurationThreshold duration of a slow call
 	 * @param slowCallRateThreshold percent of slow calls at which it opens
+	 * @param probe who sends the half-open probes
 	 */
 	public record CircuitBreakerSettings(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
 			Duration waitDurationInOpenState, int permittedCallsInHalfOpenState, Duration slowCallDurationThreshold,
-			float slowCallRateThreshold) {
+			float slowCallRateThreshold, Probe probe) {
+
+		/**
+		 * Settings whose half-open probes are users' calls ({@link Probe#REQUESTS}).
+		 * @param slidingWindowSize calls in the count-based window
+		 * @param minimumNumberOfCalls calls before the rate is computed
+		 * @param failureRateThreshold percent at which it opens
+		 * @param waitDurationInOpenState time open before probing
+		 * @param permittedCallsInHalfOpenState number of probes
+		 * @param slowCallDurationThreshold duration of a slow call
+		 * @param slowCallRateThreshold percent of slow calls at which it opens
+		 */
+		public CircuitBreakerSettings(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
+				Duration waitDurationInOpenState, int permittedCallsInHalfOpenState, Duration slowCallDurationThreshold,
+				float slowCallRateThreshold) {
+			this(slidingWindowSize, minimumNumberOfCalls, failureRateThreshold, waitDurationInOpenState,
+					permittedCallsInHalfOpenState, slowCallDurationThreshold, slowCallRateThreshold, Probe.REQUESTS);
+		}
+
+	}
+
+	/** Who sends a breaker's half-open probes. */
+	public enum Probe {
+
+		/**
+		 * The library, as soon as the open state's wait has passed: a minimal request (the endpoint's
+		 * model, one short user message, a max-tokens of 1); users' calls go to the route's next
+		 * endpoint until the breaker has closed, so none waits on a model believed down, and the
+		 * breaker recovers with no traffic at all.
+		 */
+		SYNTHETIC,
+
+		/** Users' calls, once the wait has passed: the first ones to arrive are the probes. */
+		REQUESTS
+
 	}
 
 	/**

@@ -1,9 +1,10 @@
 package dev.llmresilience.endpoint;
 
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
+import java.time.Clock;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
@@ -17,25 +18,27 @@ import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.reactor.bulkhead.operator.BulkheadOperator;
+import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
-import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * One configured model endpoint with its own circuit breaker, retry and bulkhead. Each call goes
- * through retry, then circuit breaker, then bulkhead, then the per-attempt timeout, then the HTTP
- * call, so that every attempt is recorded by the breaker, a retry never starts while the breaker is
- * open, and a timeout is a failure the breaker counts.
+ * One configured model endpoint with its own circuit breaker, retry and bulkhead. Every call, chat
+ * or stream, is a series of {@link EndpointAttempt}s under the endpoint's Resilience4j retry: each
+ * attempt passes the breaker, then the bulkhead, and is bounded by its first token, its idle time,
+ * its timeout and the call's deadline, so every attempt is recorded by the breaker, a retry never
+ * starts while the breaker is open, and a timeout is a failure the breaker counts. When the breaker
+ * opens, the attempts still waiting for their first token are released to the route's next endpoint;
+ * with {@code probe: synthetic} the endpoint sends its half-open probes itself.
  */
 public final class LlmEndpoint {
 
 	/** The observation of one upstream attempt (named as OpenTelemetry's GenAI client span). */
-	public static final String ATTEMPT_OBSERVATION = "gen_ai.client.operation";
+	public static final String ATTEMPT_OBSERVATION = AttemptObservation.NAME;
 
 	private final EndpointSettings settings;
 
@@ -49,8 +52,16 @@ public final class LlmEndpoint {
 
 	private final FailureClassifier classifier;
 
+	private final Set<EndpointAttempt> waiting = ConcurrentHashMap.newKeySet();
+
+	private final @Nullable SyntheticProbes probes;
+
+	private final boolean streamsUpstream;
+
+	private final boolean clientStreams;
+
 	/**
-	 * Create an endpoint.
+	 * Create an endpoint whose probes, if its settings say the library sends them, pass no guard.
 	 * @param settings its settings
 	 * @param client its protocol client
 	 * @param circuitBreaker its breaker
@@ -60,73 +71,104 @@ public final class LlmEndpoint {
 	 */
 	public LlmEndpoint(EndpointSettings settings, LlmClient client, CircuitBreaker circuitBreaker, Retry retry,
 			Bulkhead bulkhead, FailureClassifier classifier) {
+		this(settings, client, circuitBreaker, retry, bulkhead, classifier, CallVolumeGuard.off(), Clock.systemUTC());
+	}
+
+	/**
+	 * Create an endpoint.
+	 * @param settings its settings
+	 * @param client its protocol client
+	 * @param circuitBreaker its breaker
+	 * @param retry its retry
+	 * @param bulkhead its bulkhead
+	 * @param classifier the classifier
+	 * @param guard the call-volume guard its synthetic probes take permits from
+	 * @param clock the clock that stamps probes
+	 */
+	public LlmEndpoint(EndpointSettings settings, LlmClient client, CircuitBreaker circuitBreaker, Retry retry,
+			Bulkhead bulkhead, FailureClassifier classifier, CallVolumeGuard guard, Clock clock) {
 		this.settings = settings;
 		this.client = client;
 		this.circuitBreaker = circuitBreaker;
 		this.retry = retry;
 		this.bulkhead = bulkhead;
 		this.classifier = classifier;
+		this.streamsUpstream = settings.upstreamStreaming() && client.supportsStreaming();
+		this.clientStreams = client.supportsStreaming();
+		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
+		this.probes = probesItself() ? new SyntheticProbes(this, guard, clock) : null;
 	}
 
 	/**
-	 * Call the endpoint, retrying as its settings say.
-	 * @param request the request
-	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
-	 * @return the completion, or the last attempt's classified error
-	 */
-	public Mono<Completion> call(ChatRequest request, Consumer<Attempt> onAttempt) {
-		return call(request, CallContext.of(onAttempt));
-	}
-
-	/**
-	 * Call the endpoint, retrying as its settings say, within a gateway call: one observation per
-	 * attempt, a permit of the call-volume guard per upstream attempt, and no retry (nor first
-	 * attempt, if another attempt of the call came before) that the remaining deadline cannot fit.
+	 * Ask the endpoint for a whole answer: sent upstream as a stream when it can, so that
+	 * {@code first-token-timeout} bounds it too; since the caller sees nothing until the answer is
+	 * whole, any failure may be retried.
 	 * @param request the request
 	 * @param context what the gateway call shares
 	 * @return the completion, or the last attempt's classified error
 	 */
-	public Mono<Completion> call(ChatRequest request, CallContext context) {
-		Duration timeout = (request.timeout() != null) ? request.timeout() : this.settings.timeout();
-		BiConsumer<Attempt, @Nullable Completion> onAttempt = context.onAttempt();
-		Mono<Completion> attempt = Mono.defer(() -> {
-			long start = now();
-			if (context.started().get() > 0 && context.deadlineNanos() - start < timeout.toNanos()) {
-				onAttempt.accept(attempt(Outcome.DEADLINE_EXCEEDED, start), null);
-				return Mono.error(new LlmUpstreamException(name(), Outcome.DEADLINE_EXCEEDED, 0, null,
-						"The call's deadline leaves less than the endpoint's timeout of " + timeout
-								+ " for another attempt", null));
-			}
-			context.started().incrementAndGet();
-			Observation observation = startObservation(context.parent());
-			AtomicBoolean ended = new AtomicBoolean();
-			return Mono.defer(() -> context.guard().tryAcquire() ? this.client.chat(request) : Mono.error(guardTripped(name())))
-				.timeout(timeout)
-				.onErrorMap((error) -> this.classifier.classifyError(this.settings.name(), error))
-				.transformDeferred(BulkheadOperator.of(this.bulkhead))
-				.transformDeferred((permitted) -> CircuitBreakerPermit.run(this.circuitBreaker, permitted))
-				.doOnSuccess((completion) -> {
-					ended.set(true);
-					endObservation(observation, Outcome.SUCCESS, null,
-							(completion != null && completion.model() != null) ? completion.model() : this.settings.model());
-					onAttempt.accept(attempt(Outcome.SUCCESS, start), completion);
-				})
-				.doOnError((error) -> {
-					ended.set(true);
-					Outcome outcome = FailureClassifier.outcomeOf(error);
-					endObservation(observation, outcome, error, this.settings.model());
-					onAttempt.accept(attempt(outcome, start), null);
-				})
-				.doOnCancel(() -> {
-					if (ended.compareAndSet(false, true)) {
-						observation.lowCardinalityKeyValue("llm.outcome", "CANCELLED");
-						observation.lowCardinalityKeyValue("error.type", "cancelled");
-						observation.lowCardinalityKeyValue("gen_ai.response.model", this.settings.model());
-						observation.stop();
-					}
-				});
+	public Mono<Completion> chat(ChatRequest request, CallContext context) {
+		return attempts(request, EndpointAttempt.Exposure.CHAT, context).single().map(Answer::completionOf);
+	}
+
+	/**
+	 * Ask the endpoint for a whole answer, outside a gateway call.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @return the completion, or the last attempt's classified error
+	 */
+	public Mono<Completion> chat(ChatRequest request, Consumer<Attempt> onAttempt) {
+		return chat(request, CallContext.of(onAttempt));
+	}
+
+	/**
+	 * Stream an answer. Only failures before the first content chunk are retried (see
+	 * {@link FailureClassifier#classifyStreamError}), so the subscriber sees the chunks of one attempt
+	 * only; the stream's {@code timeout} does not apply, so a long answer is never cut.
+	 * @param request the request
+	 * @param context what the gateway call shares
+	 * @return the chunks from the first one with content on (the last one carries the finish reason
+	 * and usage), or the classified error; an
+	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
+	 */
+	public Flux<CompletionDelta> stream(ChatRequest request, CallContext context) {
+		return attempts(request, EndpointAttempt.Exposure.STREAM, context);
+	}
+
+	/**
+	 * Stream an answer outside a gateway call.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @return the chunks, or the classified error
+	 */
+	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt) {
+		return stream(request, CallContext.of(onAttempt));
+	}
+
+	/**
+	 * Stream an answer outside a gateway call, each attempt taking a permit of the call-volume guard.
+	 * @param request the request
+	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
+	 * @param guard the call-volume guard
+	 * @return the chunks, or the classified error
+	 */
+	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt, CallVolumeGuard guard) {
+		return stream(request, CallContext.of(onAttempt, guard));
+	}
+
+	// One probe attempt: not retried, let through the half-open state that users' calls may not pass.
+	Mono<Completion> probe(ChatRequest request, CallContext context) {
+		return Flux.defer(() -> new EndpointAttempt(this, request, EndpointAttempt.Exposure.PROBE, context, 1).run())
+			.single()
+			.map(Answer::completionOf);
+	}
+
+	private Flux<CompletionDelta> attempts(ChatRequest request, EndpointAttempt.Exposure exposure, CallContext context) {
+		return Flux.defer(() -> {
+			AtomicInteger number = new AtomicInteger();
+			return Flux.defer(() -> new EndpointAttempt(this, request, exposure, context, number.incrementAndGet()).run())
+				.transformDeferred(RetryOperator.of(this.retry));
 		});
-		return attempt.transformDeferred(RetryOperator.of(this.retry));
 	}
 
 	static LlmUpstreamException guardTripped(String endpoint) {
@@ -134,68 +176,47 @@ public final class LlmEndpoint {
 				"llm.gateway.guard.max-calls-per-hour is reached: no upstream call until the window renews", null);
 	}
 
-	private Observation startObservation(@Nullable Observation parent) {
-		if (parent == null || parent.isNoop()) {
-			return Observation.NOOP;
+	// An attempt waits for its first token between these two calls: released when the breaker opens.
+	void waiting(EndpointAttempt attempt, boolean waits) {
+		if (waits) {
+			this.waiting.add(attempt);
 		}
-		return Observation.createNotStarted(ATTEMPT_OBSERVATION, parent.getObservationRegistry())
-			.parentObservation(parent)
-			.contextualName("chat " + this.settings.model())
-			.lowCardinalityKeyValue("gen_ai.operation.name", "chat")
-			.lowCardinalityKeyValue("gen_ai.provider.name", this.settings.providerName())
-			.lowCardinalityKeyValue("gen_ai.request.model", this.settings.model())
-			.lowCardinalityKeyValue("llm.endpoint", name())
-			.start();
-	}
-
-	private static void endObservation(Observation observation, Outcome outcome, @Nullable Throwable error,
-			String responseModel) {
-		observation.lowCardinalityKeyValue("llm.outcome", outcome.name());
-		observation.lowCardinalityKeyValue("error.type", (error != null) ? outcome.name() : "none");
-		observation.lowCardinalityKeyValue("gen_ai.response.model", responseModel);
-		if (error != null) {
-			observation.error(error);
+		else {
+			this.waiting.remove(attempt);
 		}
-		observation.stop();
 	}
 
 	/**
-	 * Stream an answer from the endpoint. Each attempt passes the breaker and the bulkhead (held until
-	 * the stream ends) and is bounded by {@code first-token-timeout} until its first content chunk and
-	 * by {@code stream-idle-timeout} between chunks after it; {@code timeout} does not apply, so a long
-	 * answer is never cut. Only failures before the first content chunk are retried (they are the only
-	 * retryable ones, see {@link FailureClassifier#classifyStreamError}), so the subscriber sees the
-	 * chunks of one attempt only.
-	 * @param request the request
-	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
-	 * @return the chunks from the first one with content on (the last one carries the finish reason
-	 * and usage), or the classified error; an
-	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
+	 * Whether a user's call would be let through now: its breaker closed (or disabled, or half-open
+	 * with users' calls as the probes) and a bulkhead slot free.
+	 * @return true if a call would be attempted
 	 */
-	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt) {
-		return stream(request, onAttempt, CallVolumeGuard.off());
+	public boolean admitsCalls() {
+		boolean breaker = switch (this.circuitBreaker.getState()) {
+			case CLOSED, DISABLED, METRICS_ONLY -> true;
+			case HALF_OPEN -> !probesItself();
+			default -> false;
+		};
+		return breaker && this.bulkhead.getMetrics().getAvailableConcurrentCalls() > 0;
 	}
 
-	/**
-	 * Stream an answer from the endpoint, each attempt taking a permit of the call-volume guard
-	 * right before its HTTP call; see {@link #stream(ChatRequest, Consumer)}.
-	 * @param request the request
-	 * @param onAttempt receives every attempt, made or refused, as it ends (not when cancelled)
-	 * @param guard the call-volume guard
-	 * @return the chunks, or the classified error
-	 */
-	public Flux<CompletionDelta> stream(ChatRequest request, Consumer<Attempt> onAttempt, CallVolumeGuard guard) {
-		return Flux.defer(() -> new StreamAttempt(this.settings, this.client, this.circuitBreaker, this.bulkhead,
-				this.classifier, request, onAttempt, guard).run())
-			.transformDeferred(RetryOperator.of(this.retry));
+	// chat goes upstream as a stream when upstream-streaming allows it; a stream whenever the client can
+	boolean streamsUpstream(EndpointAttempt.Exposure exposure) {
+		return (exposure == EndpointAttempt.Exposure.STREAM) ? this.clientStreams : this.streamsUpstream;
 	}
 
-	private Attempt attempt(Outcome outcome, long start) {
-		return new Attempt(this.settings.name(), outcome, Duration.ofNanos(now() - start));
+	boolean probesItself() {
+		return this.settings.circuitBreaker().probe() == EndpointSettings.Probe.SYNTHETIC;
 	}
 
-	private static long now() {
-		return Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+	private void transitioned(CircuitBreakerOnStateTransitionEvent event) {
+		CircuitBreaker.State to = event.getStateTransition().getToState();
+		if (to == CircuitBreaker.State.OPEN || to == CircuitBreaker.State.FORCED_OPEN) {
+			// released on another thread: the fallback they go on to must not run inside this transition
+			for (EndpointAttempt attempt : this.waiting) {
+				Schedulers.parallel().schedule(attempt::release);
+			}
+		}
 	}
 
 	/**
@@ -212,6 +233,14 @@ public final class LlmEndpoint {
 	 */
 	public EndpointSettings settings() {
 		return this.settings;
+	}
+
+	LlmClient client() {
+		return this.client;
+	}
+
+	FailureClassifier classifier() {
+		return this.classifier;
 	}
 
 	/**
@@ -236,6 +265,14 @@ public final class LlmEndpoint {
 	 */
 	public Bulkhead bulkhead() {
 		return this.bulkhead;
+	}
+
+	/**
+	 * The half-open probes the breaker has had.
+	 * @return the probes so far
+	 */
+	public ProbeStats probes() {
+		return (this.probes != null) ? this.probes.stats() : ProbeStats.requests();
 	}
 
 	@Override

@@ -4,11 +4,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
-import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 import dev.llmresilience.chat.Outcome;
@@ -31,6 +26,7 @@ public final class FailureClassifier {
 	private static final String CONTENT_FILTER = "content_filter";
 
 	private static final String CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded";
+
 
 	private final Clock clock;
 
@@ -191,8 +187,18 @@ public final class FailureClassifier {
 	 * @return a {@link Outcome#CONNECTION_FAILED} failure
 	 */
 	public LlmUpstreamException truncatedStream(String endpoint) {
+		return truncatedStream(endpoint, "[DONE]");
+	}
+
+	/**
+	 * The failure of a stream whose body ended before the event that ends the protocol's streams.
+	 * @param endpoint the endpoint's name
+	 * @param end the event that should have ended it, e.g. {@code message_stop}
+	 * @return a {@link Outcome#CONNECTION_FAILED} failure
+	 */
+	public LlmUpstreamException truncatedStream(String endpoint, String end) {
 		return upstream(endpoint, Outcome.CONNECTION_FAILED, 200,
-				"The stream ended before [DONE] and without a finish reason");
+				"The stream ended before " + end + " and without a finish reason");
 	}
 
 	/**
@@ -229,6 +235,9 @@ public final class FailureClassifier {
 		if (!outcomeOf(error).isRetryable()) {
 			return false;
 		}
+		if (error instanceof LlmUpstreamException upstream && upstream.noRetry() != null) {
+			return false;
+		}
 		Duration retryAfter = (error instanceof LlmUpstreamException upstream) ? upstream.retryAfter() : null;
 		return retryAfter == null || retryAfter.compareTo(maxRetryAfter) <= 0;
 	}
@@ -243,39 +252,14 @@ public final class FailureClassifier {
 	}
 
 	/**
-	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI), else {@code Retry-After} in
-	 * seconds or as an HTTP date.
+	 * The wait a provider asked for: {@code retry-after-ms} (OpenAI, Azure OpenAI), else
+	 * {@code x-ms-retry-after-ms} (Azure), else {@code Retry-After} (every provider, Anthropic
+	 * included) in seconds or as an HTTP date.
 	 * @param headers the response headers
 	 * @return the wait, or {@code null} when there is none that can be read
 	 */
 	public @Nullable Duration retryAfter(HttpHeaders headers) {
-		String millis = headers.getFirst("retry-after-ms");
-		if (millis != null) {
-			try {
-				return Duration.ofMillis(Math.max(0, (long) Double.parseDouble(millis.trim())));
-			}
-			catch (NumberFormatException ex) {
-				// fall through to Retry-After
-			}
-		}
-		String value = headers.getFirst(HttpHeaders.RETRY_AFTER);
-		if (value == null || value.isBlank()) {
-			return null;
-		}
-		try {
-			return Duration.ofMillis(Math.max(0, (long) (Double.parseDouble(value.trim()) * 1000)));
-		}
-		catch (NumberFormatException ex) {
-			try {
-				Instant at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME.withLocale(Locale.US))
-					.toInstant();
-				Duration wait = Duration.between(this.clock.instant(), at);
-				return wait.isNegative() ? Duration.ZERO : wait;
-			}
-			catch (DateTimeParseException notADate) {
-				return null;
-			}
-		}
+		return RetryAfter.of(headers, this.clock);
 	}
 
 	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {

@@ -19,6 +19,8 @@ public final class LlmUpstreamException extends LlmException {
 
 	private final @Nullable Duration retryAfter;
 
+	private final @Nullable String noRetry;
+
 	/**
 	 * Create an instance.
 	 * @param endpoint the endpoint's name
@@ -30,10 +32,35 @@ public final class LlmUpstreamException extends LlmException {
 	 */
 	public LlmUpstreamException(String endpoint, Outcome outcome, int status, @Nullable Duration retryAfter,
 			String message, @Nullable Throwable cause) {
+		this(endpoint, outcome, status, retryAfter, message, cause, null);
+	}
+
+	private LlmUpstreamException(@Nullable String endpoint, Outcome outcome, int status, @Nullable Duration retryAfter,
+			String message, @Nullable Throwable cause, @Nullable String noRetry) {
 		super(message, endpoint, cause);
 		this.outcome = outcome;
 		this.status = status;
 		this.retryAfter = retryAfter;
+		this.noRetry = noRetry;
+	}
+
+	/**
+	 * The same failure, not to be retried on the same endpoint whatever its outcome's rule says: the
+	 * call has a better use for its time (a later endpoint, or no time left for another attempt).
+	 * @param reason why, for the message
+	 * @return the failure, marked
+	 */
+	public LlmUpstreamException withoutRetry(String reason) {
+		return new LlmUpstreamException(endpoint(), this.outcome, this.status, this.retryAfter,
+				getMessage() + " (not retried: " + reason + ")", getCause(), reason);
+	}
+
+	/**
+	 * Why this failure is not retried on the same endpoint although its outcome could be.
+	 * @return the reason, or {@code null} when the outcome's rule applies
+	 */
+	public @Nullable String noRetry() {
+		return this.noRetry;
 	}
 
 	/**

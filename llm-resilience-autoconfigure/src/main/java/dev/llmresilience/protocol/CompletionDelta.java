@@ -1,7 +1,9 @@
 package dev.llmresilience.protocol;
 
+import java.util.ArrayList;
 import java.util.List;
 
+import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import org.jspecify.annotations.Nullable;
@@ -20,6 +22,22 @@ public record CompletionDelta(String content, List<ToolCallDelta> toolCalls, @Nu
 
 	public CompletionDelta {
 		toolCalls = List.copyOf(toolCalls);
+	}
+
+	/**
+	 * The one chunk that stands for a whole answer: what a stream is when the provider answered a
+	 * request to stream with a plain JSON completion.
+	 * @param completion the answer
+	 * @return the chunk, with the answer's tool calls numbered in order
+	 */
+	public static CompletionDelta of(Completion completion) {
+		List<ToolCallDelta> calls = new ArrayList<>();
+		for (int i = 0; i < completion.toolCalls().size(); i++) {
+			ToolCall call = completion.toolCalls().get(i);
+			calls.add(new ToolCallDelta(i, call.id(), call.name(), call.arguments()));
+		}
+		return new CompletionDelta(completion.content(), calls, completion.finishReason(), completion.usage(),
+				completion.model());
 	}
 
 	/**

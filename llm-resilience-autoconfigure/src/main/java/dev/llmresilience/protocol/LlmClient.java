@@ -32,4 +32,20 @@ public interface LlmClient {
 		return Flux.error(new UnsupportedOperationException(getClass().getName() + " cannot stream"));
 	}
 
+	/**
+	 * Whether {@link #stream} works. The endpoint sends every call upstream as a stream when it
+	 * does (and {@code upstream-streaming} is on), so that the first-token timeout bounds it, and
+	 * answers a stream from {@link #chat} in one chunk when it does not. By default, whether the
+	 * client's class implements {@link #stream} itself.
+	 * @return true when the client streams
+	 */
+	default boolean supportsStreaming() {
+		try {
+			return getClass().getMethod("stream", ChatRequest.class).getDeclaringClass() != LlmClient.class;
+		}
+		catch (NoSuchMethodException ex) {
+			return false;
+		}
+	}
+
 }

@@ -2,21 +2,22 @@ package dev.llmresilience.protocol;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import dev.llmresilience.chat.ChatRequest;
-import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCall;
-import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
+import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.ProviderError;
 import dev.llmresilience.failure.Redaction;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.core.ParameterizedTypeReference;
@@ -28,7 +29,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * An OpenAI-compatible chat-completions client for one endpoint (OpenAI, Azure OpenAI's v1 API,
- * DeepSeek, OpenRouter, Ollama, vLLM, ...). One subscription makes one HTTP call; the response is
+ * DeepSeek, OpenRouter, Ollama, vLLM, ...; with an {@link OpenAiDialect}, Azure OpenAI's deployment
+ * API too). One subscription makes one HTTP call; the response is
  * read whole (up to the endpoint's {@code max-response-size}) and handed to the
  * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
  * read event by event with Spring's server-sent-event decoder.
@@ -38,9 +40,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
 	};
 
-	private static final int SHORTEST_SECRET = 8;
-
-	private static final String COMPLETIONS = "/chat/completions";
+	private static final Log logger = LogFactory.getLog(OpenAiChatClient.class);
 
 	private final ClientSettings settings;
 
@@ -50,10 +50,16 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private final FailureClassifier classifier;
 
+	private final OpenAiDialect dialect;
+
 	private final List<String> secrets;
 
 	private volatile Runnable onClose = () -> {
 	};
+
+	private volatile boolean streams = true;
+
+	private volatile boolean streamOptions = true;
 
 	/**
 	 * Create a client.
@@ -64,29 +70,25 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	 */
 	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
 			FailureClassifier classifier) {
+		this(settings, webClient, mapper, classifier, OpenAiDialect.OPENAI);
+	}
+
+	/**
+	 * Create a client for a variant of the OpenAI format.
+	 * @param settings the endpoint's settings
+	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
+	 * @param mapper the mapper for the wire format
+	 * @param classifier the classifier
+	 * @param dialect where requests go and what their body carries
+	 */
+	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
+			FailureClassifier classifier, OpenAiDialect dialect) {
 		this.settings = settings;
 		this.webClient = webClient;
 		this.mapper = mapper;
 		this.classifier = classifier;
-		this.secrets = secrets(settings);
-	}
-
-	/**
-	 * What a provider's message must not repeat: the key and the header values (an organization or
-	 * project id, an Azure {@code api-key}). Values shorter than {@value #SHORTEST_SECRET} characters
-	 * are no secrets, and redacting them would garble the message (a version such as {@code v1}).
-	 */
-	private static List<String> secrets(ClientSettings settings) {
-		List<String> secrets = new ArrayList<>();
-		if (settings.apiKey().reveal() != null) {
-			secrets.add(settings.apiKey().reveal());
-		}
-		settings.headers()
-			.values()
-			.stream()
-			.filter((value) -> value.length() >= SHORTEST_SECRET)
-			.forEach(secrets::add);
-		return List.copyOf(secrets);
+		this.dialect = dialect;
+		this.secrets = settings.secrets();
 	}
 
 	OpenAiChatClient onClose(Runnable onClose) {
@@ -103,53 +105,83 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	@Override
 	public Mono<Completion> chat(ChatRequest request) {
 		return Mono.defer(() -> this.webClient.post()
-			.uri(COMPLETIONS)
+			.uri(this.dialect.path())
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false)))
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false, false)))
 			.exchangeToMono(this::read));
 	}
 
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
+		if (!this.streams) {
+			return chat(request).map(CompletionDelta::of).flux();
+		}
+		boolean withOptions = this.streamOptions;
+		return send(request, withOptions).onErrorResume((error) -> this.streams && refusedStreaming(error), (error) -> {
+			// Some OpenAI-compatible servers reject stream_options, or streaming, with a 400: a call sent
+			// upstream as a stream must still work against them, so drop what they refuse, for good.
+			if (withOptions && mentions(error, "stream_options")) {
+				this.streamOptions = false;
+				logger.info("Endpoint '" + this.settings.name() + "' refuses stream_options: streaming without it "
+						+ "(no token counts on streamed answers)");
+				return send(request, false);
+			}
+			this.streams = false;
+			logger.warn("Endpoint '" + this.settings.name() + "' refuses streamed requests: sending them as plain "
+					+ "requests from now on (set its upstream-streaming: false to say so; first-token-timeout then "
+					+ "cannot bound its calls)");
+			return chat(request).map(CompletionDelta::of).flux();
+		});
+	}
+
+	@Override
+	public boolean supportsStreaming() {
+		return true;
+	}
+
+	private Flux<CompletionDelta> send(ChatRequest request, boolean withOptions) {
 		return Flux.defer(() -> this.webClient.post()
-			.uri(COMPLETIONS)
+			.uri(this.dialect.path())
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true)))
+			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true, withOptions)))
 			.exchangeToFlux(this::readStream));
 	}
 
-	private Flux<CompletionDelta> readStream(ClientResponse response) {
-		HttpHeaders headers = response.headers().asHttpHeaders();
-		MediaType type = headers.getContentType();
-		boolean eventStream = type == null || MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
-		if (!response.statusCode().is2xxSuccessful() || !eventStream) {
-			// An error status, or a provider that ignored "stream": read the body whole, exactly like chat.
-			return read(response).map(OpenAiChatClient::asDelta).flux();
+	private static boolean refusedStreaming(Throwable error) {
+		if (!(error instanceof LlmInvalidRequestException invalid) || invalid.status() != 400) {
+			return false;
 		}
-		return new OpenAiStreamReader(this.settings.name(), this.mapper, this.classifier,
+		String message = String.valueOf(invalid.getMessage()).toLowerCase(Locale.ROOT);
+		return message.contains("stream_options") || (message.contains("stream") && (message.contains("not supported")
+				|| message.contains("unsupported") || message.contains("unrecognized") || message.contains("unknown")));
+	}
+
+	private static boolean mentions(Throwable error, String word) {
+		return String.valueOf(error.getMessage()).contains(word);
+	}
+
+	private Flux<CompletionDelta> readStream(ClientResponse response) {
+		if (!UpstreamHttp.isEventStream(response)) {
+			// An error status, or a provider that ignored "stream" (a JSON body, or one
+			// with no content type at all): read the body whole, exactly like chat.
+			return read(response).map(CompletionDelta::of).flux();
+		}
+		return new OpenAiStreamReader(this.settings.name(), this.classifier,
 				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY))
 			.read(response.bodyToFlux(EVENTS));
 	}
 
-	private static CompletionDelta asDelta(Completion completion) {
-		List<ToolCallDelta> calls = new ArrayList<>();
-		for (int i = 0; i < completion.toolCalls().size(); i++) {
-			ToolCall call = completion.toolCalls().get(i);
-			calls.add(new ToolCallDelta(i, call.id(), call.name(), call.arguments()));
-		}
-		return new CompletionDelta(completion.content(), calls, completion.finishReason(), completion.usage(),
-				completion.model());
-	}
-
-	private OpenAiChatRequest toWire(ChatRequest request, boolean stream) {
+	private OpenAiChatRequest toWire(ChatRequest request, boolean stream, boolean withOptions) {
 		List<OpenAiChatRequest.Message> messages = request.messages()
 			.stream()
 			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
 			.toList();
-		return new OpenAiChatRequest(this.settings.model(), messages, request.temperature(), request.maxTokens(),
-				stream ? Boolean.TRUE : null, stream ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
+		boolean streamUsage = withOptions && this.dialect.streamUsage();
+		return new OpenAiChatRequest(this.dialect.sendsModel() ? this.settings.model() : null, messages,
+				request.temperature(), request.maxTokens(), stream ? Boolean.TRUE : null,
+				streamUsage ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
@@ -163,9 +195,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		if (status < 200 || status >= 300) {
 			ProviderError error = readError(body);
 			throw MisconfigurationHint.explain(this.classifier.classifyStatus(name, status, headers, error),
-					this.settings, COMPLETIONS, error);
+					this.settings, this.dialect.path(), error);
 		}
-		OpenAiChatCompletion completion = parse(body);
+		OpenAiChatCompletion completion = WireJson.answer(name, body, OpenAiChatCompletion.class);
 		if (completion.error() != null && (completion.choices() == null || completion.choices().isEmpty())) {
 			throw classifyErrorBody(completion.error(), headers);
 		}
@@ -185,30 +217,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null);
 	}
 
-	private OpenAiChatCompletion parse(String body) {
-		try {
-			OpenAiChatCompletion completion = this.mapper.readValue(body, OpenAiChatCompletion.class);
-			if (completion == null) {
-				throw malformed("The response body is empty");
-			}
-			return completion;
-		}
-		catch (JacksonException ex) {
-			throw malformed(body.isBlank() ? "The response body is empty" : "The response body is not valid JSON");
-		}
-	}
-
 	private @Nullable ProviderError readError(String body) {
-		if (body.isBlank()) {
-			return null;
-		}
-		try {
-			OpenAiChatCompletion parsed = this.mapper.readValue(body, OpenAiChatCompletion.class);
-			return (parsed != null && parsed.error() != null) ? providerError(parsed.error()) : null;
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
+		OpenAiChatCompletion parsed = WireJson.readOrNull(body, OpenAiChatCompletion.class);
+		return (parsed != null && parsed.error() != null) ? providerError(parsed.error()) : null;
 	}
 
 	// An error object on HTTP 200 (a body, or an event of a stream) is classified as the status its code names.
@@ -216,7 +227,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		ProviderError provider = providerError(error);
 		return MisconfigurationHint.explain(
 				this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, provider), this.settings,
-				COMPLETIONS, provider);
+				this.dialect.path(), provider);
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {
@@ -246,10 +257,5 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		}
 		return calls;
 	}
-
-	private LlmUpstreamException malformed(String message) {
-		return new LlmUpstreamException(this.settings.name(), Outcome.MALFORMED_RESPONSE, 200, null, message, null);
-	}
-
 
 }

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * The body of {@code POST /chat/completions}. Fields left {@code null} are not sent; {@code extra}
  * is merged into the body as it is.
  *
- * @param model the model
+ * @param model the model, or {@code null} where the path names it (Azure)
  * @param messages the conversation
  * @param temperature sampling temperature
  * @param maxTokens largest completion
@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * @param extra fields passed through
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
-record OpenAiChatRequest(@JsonProperty("model") String model, @JsonProperty("messages") List<Message> messages,
+record OpenAiChatRequest(@JsonProperty("model") @Nullable String model, @JsonProperty("messages") List<Message> messages,
 		@JsonProperty("temperature") @Nullable Double temperature,
 		@JsonProperty("max_tokens") @Nullable Integer maxTokens, @JsonProperty("stream") @Nullable Boolean stream,
 		@JsonProperty("stream_options") @Nullable StreamOptions streamOptions, @JsonAnyGetter Map<String, Object> extra) {

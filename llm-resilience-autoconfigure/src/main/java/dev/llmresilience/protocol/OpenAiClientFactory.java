@@ -1,33 +1,24 @@
 package dev.llmresilience.protocol;
 
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import dev.llmresilience.failure.FailureClassifier;
-import io.netty.channel.ChannelOption;
-import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
-import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
- * Builds the HTTP client of an OpenAI-compatible endpoint from the application's
- * {@link WebClient.Builder}, so that Boot's codecs, observations and customizers apply, and sets
- * what an LLM call needs on top: the endpoint's connect timeout, no redirects (a key must never
- * follow one to another host), none of Reactor Netty's own retries (the endpoint's retry is the one
- * place that decides), a connection pool sized to the bulkhead, and a cap on the body size.
+ * Creates the clients of OpenAI-compatible endpoints ({@code protocol: openai}), each with its own
+ * HTTP client and connection pool ({@link UpstreamHttp}) and the key sent as
+ * {@code Authorization: Bearer}. Other protocols that speak the same JSON (Azure OpenAI) create
+ * theirs through {@link #create(ClientSettings, OpenAiDialect, BiConsumer)}.
  */
 public final class OpenAiClientFactory implements LlmClientFactory {
 
 	/** The protocol name of this client. */
 	public static final String PROTOCOL = "openai";
-
-	private final JsonMapper mapper = JsonMapper.builder()
-		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-		.disable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-		.build();
 
 	private final FailureClassifier classifier;
 
@@ -64,8 +55,23 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	 */
 	@Override
 	public OpenAiChatClient create(ClientSettings settings) {
-		ConnectionProvider pool = connectionProvider(settings);
-		return create(settings, this.builders.get(), pool).onClose(pool::dispose);
+		return create(settings, OpenAiDialect.OPENAI, OpenAiClientFactory::bearer);
+	}
+
+	/**
+	 * Create the client of an endpoint that speaks a variant of the OpenAI format, with a connection
+	 * pool of its own, which closing the client disposes.
+	 * @param settings the endpoint's settings
+	 * @param dialect where requests go and what their body carries
+	 * @param credentials sets the authentication headers from the key
+	 * @return the client
+	 */
+	public OpenAiChatClient create(ClientSettings settings, OpenAiDialect dialect,
+			BiConsumer<HttpHeaders, String> credentials) {
+		ConnectionProvider pool = UpstreamHttp.connectionProvider(settings);
+		WebClient webClient = UpstreamHttp.webClient(settings, this.builders.get(), pool, credentials);
+		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.classifier, dialect)
+			.onClose(pool::dispose);
 	}
 
 	/**
@@ -76,36 +82,21 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	 * @return the client
 	 */
 	public OpenAiChatClient create(ClientSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
-		HttpClient httpClient = HttpClient.create(connections)
-			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
-			.followRedirect(false)
-			.disableRetry(true);
-		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize());
-		WebClient webClient = builder.baseUrl(settings.baseUrl().toString())
-			.clientConnector(new ReactorClientHttpConnector(httpClient))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxBody))
-			.defaultHeaders((headers) -> {
-				settings.headers().forEach(headers::set);
-				String key = settings.apiKey().reveal();
-				if (key != null) {
-					headers.setBearerAuth(key);
-				}
-			})
-			.build();
-		return new OpenAiChatClient(settings, webClient, this.mapper, this.classifier);
+		WebClient webClient = UpstreamHttp.webClient(settings, builder, connections, OpenAiClientFactory::bearer);
+		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.classifier);
 	}
 
 	/**
-	 * A connection pool for an endpoint: as many connections as its bulkhead lets calls through, and
-	 * no waiting queue beyond them, so that a call never waits for a connection unseen.
+	 * A connection pool for an endpoint (see {@link UpstreamHttp#connectionProvider}).
 	 * @param settings the endpoint's settings
 	 * @return the pool; dispose it when the endpoint is closed
 	 */
 	public static ConnectionProvider connectionProvider(ClientSettings settings) {
-		return ConnectionProvider.builder("llm-" + settings.name())
-			.maxConnections(Math.max(1, settings.maxConnections()))
-			.pendingAcquireTimeout(settings.connectTimeout())
-			.build();
+		return UpstreamHttp.connectionProvider(settings);
+	}
+
+	private static void bearer(HttpHeaders headers, String key) {
+		headers.setBearerAuth(key);
 	}
 
 }

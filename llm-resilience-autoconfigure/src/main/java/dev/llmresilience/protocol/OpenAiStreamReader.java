@@ -4,18 +4,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
 
-import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
-import dev.llmresilience.failure.LlmUpstreamException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SynchronousSink;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.codec.ServerSentEvent;
 
@@ -31,8 +27,6 @@ final class OpenAiStreamReader {
 
 	private final String endpoint;
 
-	private final JsonMapper mapper;
-
 	private final FailureClassifier classifier;
 
 	private final Function<OpenAiChatCompletion.Error, LlmException> errorEvent;
@@ -40,14 +34,12 @@ final class OpenAiStreamReader {
 	/**
 	 * Create a reader.
 	 * @param endpoint the endpoint's name
-	 * @param mapper the mapper for the wire format
 	 * @param classifier the classifier
 	 * @param errorEvent classifies an error the provider sent as an event, as it would an error body
 	 */
-	OpenAiStreamReader(String endpoint, JsonMapper mapper, FailureClassifier classifier,
+	OpenAiStreamReader(String endpoint, FailureClassifier classifier,
 			Function<OpenAiChatCompletion.Error, LlmException> errorEvent) {
 		this.endpoint = endpoint;
-		this.mapper = mapper;
 		this.classifier = classifier;
 		this.errorEvent = errorEvent;
 	}
@@ -78,8 +70,7 @@ final class OpenAiStreamReader {
 		}
 		OpenAiChatChunk chunk = parse(data);
 		if (chunk == null) {
-			sink.error(new LlmUpstreamException(this.endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
-					"A stream event is not valid JSON", null));
+			sink.error(WireJson.malformed(this.endpoint, "A stream event is not valid JSON"));
 		}
 		else if (chunk.error() != null || errorEvent) {
 			OpenAiChatCompletion.Error error = (chunk.error() != null) ? chunk.error()
@@ -91,16 +82,11 @@ final class OpenAiStreamReader {
 		}
 	}
 
-	private @Nullable OpenAiChatChunk parse(@Nullable String data) {
+	private static @Nullable OpenAiChatChunk parse(@Nullable String data) {
 		if (data == null || data.isBlank()) {
 			return new OpenAiChatChunk(null, null, null, null);
 		}
-		try {
-			return this.mapper.readValue(data, OpenAiChatChunk.class);
-		}
-		catch (JacksonException ex) {
-			return null;
-		}
+		return WireJson.readOrNull(data, OpenAiChatChunk.class);
 	}
 
 	private static CompletionDelta delta(OpenAiChatChunk chunk) {

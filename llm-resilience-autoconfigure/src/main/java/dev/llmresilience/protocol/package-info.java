@@ -1,5 +1,7 @@
 /**
- * Wire formats and HTTP clients of the providers (OpenAI-compatible chat completions).
+ * The protocol SPI ({@code LlmClient}, {@code LlmClientFactory}, {@code ClientSettings}), the HTTP
+ * plumbing every protocol shares, and the OpenAI-compatible wire format and client. Anthropic's and
+ * Azure's protocols live in sub-packages above this one.
  */
 @NullMarked
 package dev.llmresilience.protocol;

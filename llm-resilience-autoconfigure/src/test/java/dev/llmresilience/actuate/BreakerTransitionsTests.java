@@ -42,7 +42,9 @@ class BreakerTransitionsTests {
 			.withPropertyValues("llm.endpoints.primary.retry.max-attempts=1",
 					"llm.endpoints.primary.circuit-breaker.sliding-window-size=4",
 					"llm.endpoints.primary.circuit-breaker.permitted-calls-in-half-open-state=2",
-					"llm.endpoints.primary.circuit-breaker.wait-duration-in-open-state=15s");
+					"llm.endpoints.primary.circuit-breaker.wait-duration-in-open-state=15s",
+					// users' calls are the probes here, so that the test moves the breaker itself
+					"llm.endpoints.primary.circuit-breaker.probe=requests");
 	}
 
 	@AfterEach
@@ -137,7 +139,7 @@ class BreakerTransitionsTests {
 	}
 
 	private static void call(LlmEndpoint endpoint) {
-		endpoint.call(ChatRequest.ofUser("hello"), (attempt) -> {
+		endpoint.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 		}).onErrorResume((ex) -> Mono.empty()).block(Duration.ofSeconds(10));
 	}
 

@@ -233,8 +233,8 @@ class BadConfigurationTests {
 
 	@Test
 	void unknownProtocolIsRejected() {
-		assertRejected(withEndpoint("llm.endpoints.main.protocol=anthropic"), "llm.endpoints.main.protocol",
-				"is 'anthropic', which is not supported", "Use one of [openai]");
+		assertRejected(withEndpoint("llm.endpoints.main.protocol=bedrock"), "llm.endpoints.main.protocol",
+				"is 'bedrock', which is not supported", "Use one of [anthropic, azure-openai, openai]");
 	}
 
 	@Test

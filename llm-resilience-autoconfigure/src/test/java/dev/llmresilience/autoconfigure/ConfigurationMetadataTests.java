@@ -31,9 +31,11 @@ class ConfigurationMetadataTests {
 	/** The keys that have no default: required, optional with none, or maps. */
 	private static final Set<String> KEYS_WITHOUT_DEFAULT = Set.of("llm.endpoints", "llm.routes", "llm.endpoints.*.base-url",
 			"llm.endpoints.*.api-key", "llm.endpoints.*.model", "llm.endpoints.*.region", "llm.endpoints.*.headers",
+			"llm.endpoints.*.deployment",
 			"llm.endpoints.*.price.input-per-million", "llm.endpoints.*.price.output-per-million");
 
-	private static final Pattern DOCUMENTED_DEFAULT = Pattern.compile("Default (\\d+(?:\\.\\d+)?[a-zA-Z]*)");
+	private static final Pattern DOCUMENTED_DEFAULT = Pattern
+		.compile("Default (\\d+(?:\\.\\d+)?[a-zA-Z]*|[a-z]+(?:-[a-z]+)*)\\b");
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class))
@@ -69,7 +71,8 @@ class ConfigurationMetadataTests {
 			}
 		}
 		assertThat(documented).contains("llm.defaults.timeout=60s", "llm.defaults.retry.multiplier=2.0",
-				"llm.defaults.circuit-breaker.sliding-window-size=20");
+				"llm.defaults.circuit-breaker.sliding-window-size=20", "llm.defaults.first-token-timeout=10s",
+				"llm.defaults.upstream-streaming=true", "llm.defaults.circuit-breaker.probe=synthetic");
 		this.contextRunner.run((builtIn) -> this.contextRunner.withPropertyValues(documented.toArray(String[]::new))
 			.run((setToDocumented) -> assertThat(settings(setToDocumented)).isEqualTo(settings(builtIn))));
 	}

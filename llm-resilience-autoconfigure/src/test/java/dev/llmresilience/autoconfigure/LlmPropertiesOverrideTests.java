@@ -9,8 +9,8 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import io.github.resilience4j.core.functions.Either;
 import org.junit.jupiter.api.Test;
 
@@ -40,11 +40,12 @@ class LlmPropertiesOverrideTests {
 			EndpointSettings settings = endpoint(context, "a").settings();
 			assertThat(settings.timeout()).isEqualTo(Duration.ofSeconds(60));
 			assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(settings.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(30));
+			assertThat(settings.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(10));
+			assertThat(settings.upstreamStreaming()).isTrue();
 			assertThat(settings.streamIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
 			assertThat(settings.maxResponseSize()).isEqualTo(10L * 1024 * 1024);
 			assertThat(settings.circuitBreaker()).isEqualTo(new EndpointSettings.CircuitBreakerSettings(20, 20, 50f,
-					Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f));
+					Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f, EndpointSettings.Probe.SYNTHETIC));
 			assertThat(settings.retry()).isEqualTo(new EndpointSettings.RetrySettings(3, Duration.ofMillis(500), 2.0,
 					Duration.ofSeconds(8), 0.25, Duration.ofSeconds(10)));
 			assertThat(settings.bulkhead()).isEqualTo(new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
@@ -100,7 +101,8 @@ class LlmPropertiesOverrideTests {
 					"llm.defaults.circuit-breaker.permitted-calls-in-half-open-state=2",
 					"llm.defaults.retry.max-attempts=5", "llm.defaults.retry.initial-backoff=100ms",
 					"llm.defaults.retry.jitter=0", "llm.defaults.bulkhead.max-concurrent-calls=7",
-					"llm.defaults.bulkhead.max-wait=10ms")
+					"llm.defaults.bulkhead.max-wait=10ms", "llm.defaults.circuit-breaker.probe=requests",
+					"llm.defaults.upstream-streaming=false")
 			.run((context) -> {
 				for (String name : List.of("a", "b")) {
 					LlmEndpoint endpoint = endpoint(context, name);
@@ -110,7 +112,8 @@ class LlmPropertiesOverrideTests {
 					assertThat(settings.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(7));
 					assertThat(settings.streamIdleTimeout()).isEqualTo(Duration.ofSeconds(9));
 					assertThat(settings.circuitBreaker()).isEqualTo(new EndpointSettings.CircuitBreakerSettings(10, 5,
-							30f, Duration.ofMinutes(1), 2, Duration.ofSeconds(60), 100f));
+							30f, Duration.ofMinutes(1), 2, Duration.ofSeconds(60), 100f, EndpointSettings.Probe.REQUESTS));
+					assertThat(settings.upstreamStreaming()).isFalse();
 					assertThat(settings.retry().maxAttempts()).isEqualTo(5);
 					assertThat(settings.retry().initialBackoff()).isEqualTo(Duration.ofMillis(100));
 					assertThat(settings.retry().jitter()).isZero();

@@ -24,9 +24,12 @@ import static dev.llmresilience.MockUpstreams.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Per-request timeouts and deadlines, and the deadline's rule that no retry or fallback starts
- * when what is left of it cannot fit that attempt's timeout. A slow upstream is a {@link Gate} that
- * never answers in time; time moves only in virtual time, so a 60-second wait takes no time.
+ * Per-request timeouts and deadlines, and the deadline's rules: no retry starts when what is left
+ * of the deadline cannot fit it, while the route's next endpoint is always tried, with its timeouts
+ * capped at what is left (a cut made by the deadline is not counted against its breaker). A slow
+ * upstream is a {@link Gate} that never answers in time; time moves only in virtual time, so a
+ * 60-second wait takes no time. The first-token timeout is set longer than the timeouts here, so
+ * that each case is about the bound it names.
  */
 class DeadlineTests {
 
@@ -48,7 +51,8 @@ class DeadlineTests {
 
 	/** One attempt per endpoint unless a test says otherwise: a retry's backoff also runs in virtual time. */
 	private ApplicationContextRunner runner() {
-		return this.upstreams.runner().withPropertyValues("llm.defaults.retry.max-attempts=1");
+		return this.upstreams.runner()
+			.withPropertyValues("llm.defaults.retry.max-attempts=1", "llm.defaults.first-token-timeout=5m");
 	}
 
 	@Test
@@ -134,7 +138,8 @@ class DeadlineTests {
 	}
 
 	@Test
-	void deadlineThatCannotFitTheBackupsTimeoutStopsTheFallbackAndAnswersBusyAtOnce() {
+	void deadlineThatCannotFitTheBackupsTimeoutStillTriesTheBackupWithWhatIsLeft() {
+		this.upstreams.backup().enqueue(completion("from backup"));
 		runner().withPropertyValues("llm.gateway.deadline=10s", "llm.endpoints.primary.timeout=8s",
 				"llm.endpoints.backup.timeout=5s")
 			.run((context) -> {
@@ -144,16 +149,43 @@ class DeadlineTests {
 					.then(() -> awaitRequest(this.upstreams.primary()))
 					.thenAwait(Duration.ofSeconds(8))
 					.assertNext((response) -> {
+						assertThat(response.tier()).isEqualTo(Tier.FALLBACK);
+						assertThat(response.content()).isEqualTo("from backup");
+						assertThat(response.attempts()).extracting(Attempt::outcome)
+							.containsExactly(Outcome.TIMEOUT, Outcome.SUCCESS);
+					})
+					.expectComplete()
+					.verify(VERIFY);
+				assertThat(this.upstreams.backup().getRequestCount()).isOne();
+			});
+	}
+
+	@Test
+	void backupCutShortByTheDeadlineAnswersBusyWhenTheDeadlineRunsOutAndIsNotCountedAgainstItsBreaker() {
+		this.upstreams.backup().setDispatcher(new Gate(completion("too late")));
+		runner().withPropertyValues("llm.gateway.deadline=10s", "llm.endpoints.primary.timeout=8s",
+				"llm.endpoints.backup.timeout=5s")
+			.run((context) -> {
+				LlmGateway gateway = context.getBean(LlmGateway.class);
+				StepVerifier.withVirtualTime(() -> gateway.chat(ChatRequest.ofUser("hello")))
+					.expectSubscription()
+					.then(() -> awaitRequest(this.upstreams.primary()))
+					.thenAwait(Duration.ofSeconds(8))
+					.then(() -> awaitRequest(this.upstreams.backup()))
+					.expectNoEvent(Duration.ofMillis(1999))
+					.thenAwait(Duration.ofMillis(1))
+					.assertNext((response) -> {
 						assertThat(response.tier()).isEqualTo(Tier.BUSY);
 						assertThat(response.attempts()).extracting(Attempt::endpoint).containsExactly("primary", "backup");
 						assertThat(response.attempts()).extracting(Attempt::outcome)
 							.containsExactly(Outcome.TIMEOUT, Outcome.DEADLINE_EXCEEDED);
-						// answered when the primary gave up, not when the deadline ran out
-						assertThat(response.latency()).isEqualTo(Duration.ofSeconds(8));
+						assertThat(response.latency()).isEqualTo(Duration.ofSeconds(10));
 					})
 					.expectComplete()
 					.verify(VERIFY);
-				assertThat(this.upstreams.backup().getRequestCount()).isZero();
+				assertThat(MockUpstreams.BreakerCalls.of(context, "backup")).isEqualTo(MockUpstreams.BreakerCalls.NONE);
+				assertThat(MockUpstreams.BreakerCalls.of(context, "primary"))
+					.isEqualTo(MockUpstreams.BreakerCalls.failures(1));
 			});
 	}
 

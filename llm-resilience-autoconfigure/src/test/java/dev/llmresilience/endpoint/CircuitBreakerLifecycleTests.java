@@ -144,7 +144,7 @@ class CircuitBreakerLifecycleTests {
 	}
 
 	private CompletableFuture<?> probe(List<Attempt> attempts) {
-		return this.endpoint.call(ChatRequest.ofUser("probe"), attempts::add).toFuture();
+		return this.endpoint.chat(ChatRequest.ofUser("probe"), attempts::add).toFuture();
 	}
 
 	private void open() {

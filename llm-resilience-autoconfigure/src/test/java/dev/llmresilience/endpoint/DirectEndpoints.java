@@ -80,7 +80,7 @@ final class DirectEndpoints implements AutoCloseable {
 	 */
 	static List<Outcome> call(LlmEndpoint endpoint) {
 		List<Attempt> attempts = new ArrayList<>();
-		endpoint.call(ChatRequest.ofUser("hello"), attempts::add)
+		endpoint.chat(ChatRequest.ofUser("hello"), attempts::add)
 			.onErrorResume((error) -> Mono.empty())
 			.block(Duration.ofSeconds(10));
 		return attempts.stream().map(Attempt::outcome).toList();

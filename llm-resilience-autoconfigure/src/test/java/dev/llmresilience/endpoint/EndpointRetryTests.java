@@ -102,7 +102,7 @@ class EndpointRetryTests {
 		this.server.enqueue(error(500, "server_error"));
 		this.server.enqueue(error(502, "bad_gateway"));
 		this.server.enqueue(completion("third time"));
-		StepVerifier.create(endpoint.call(ChatRequest.ofUser("hello"), (attempt) -> {
+		StepVerifier.create(endpoint.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 		})).assertNext((completion) -> assertThat(completion.content()).isEqualTo("third time")).verifyComplete();
 		assertThat(waits).containsExactly(Duration.ofMillis(10), Duration.ofMillis(20));
 		assertThat(this.server.getRequestCount()).isEqualTo(3);
@@ -119,7 +119,7 @@ class EndpointRetryTests {
 		this.server.enqueue(error(500, "server_error"));
 		this.server.enqueue(completion("never asked for"));
 		List<Attempt> attempts = new CopyOnWriteArrayList<>();
-		StepVerifier.create(endpoint.call(ChatRequest.ofUser("hello"), attempts::add))
+		StepVerifier.create(endpoint.chat(ChatRequest.ofUser("hello"), attempts::add))
 			.expectError(CallNotPermittedException.class)
 			.verify(Duration.ofSeconds(10));
 		assertThat(attempts).extracting(Attempt::outcome)
@@ -134,7 +134,7 @@ class EndpointRetryTests {
 		this.server.enqueue(error(503, "overloaded"));
 		this.server.enqueue(completion("never asked for"));
 		List<Attempt> attempts = new CopyOnWriteArrayList<>();
-		StepVerifier.create(endpoint.call(ChatRequest.ofUser("hello"), (attempt) -> {
+		StepVerifier.create(endpoint.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 			attempts.add(attempt);
 			if (attempts.size() == 1) {
 				endpoint.circuitBreaker().transitionToForcedOpenState();

@@ -100,8 +100,8 @@ final class OutcomeTally implements LlmGatewayListener {
 	/**
 	 * What the breaker should have published for the attempts the gateway reported: a success per
 	 * {@code SUCCESS}, a failure per outcome the rules count, a refusal per {@code BREAKER_OPEN}, and an
-	 * ignored error per other outcome that passed through the breaker (a full bulkhead, a content
-	 * filter, an invalid request). {@code DEADLINE_EXCEEDED} is decided before the breaker.
+	 * ignored error per other outcome that passed through the breaker (a content filter, an invalid
+	 * request). A full bulkhead, a deadline and a release on open give the permit back unrecorded.
 	 * @param endpoint the endpoint
 	 * @return the expected counts
 	 */
@@ -121,7 +121,8 @@ final class OutcomeTally implements LlmGatewayListener {
 			else if (outcome == Outcome.BREAKER_OPEN) {
 				notPermitted += count;
 			}
-			else if (outcome != Outcome.DEADLINE_EXCEEDED) {
+			else if (outcome != Outcome.DEADLINE_EXCEEDED && outcome != Outcome.BULKHEAD_FULL
+					&& outcome != Outcome.RELEASED) {
 				ignored += count;
 			}
 		}

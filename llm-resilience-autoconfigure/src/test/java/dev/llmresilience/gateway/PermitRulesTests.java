@@ -69,7 +69,8 @@ class PermitRulesTests {
 		Gate gate = new Gate(completion("probe answered"));
 		this.upstreams.primary().setDispatcher(gate);
 		this.upstreams.runner()
-			.withPropertyValues("llm.endpoints.primary.circuit-breaker.permitted-calls-in-half-open-state=1")
+			.withPropertyValues("llm.endpoints.primary.circuit-breaker.permitted-calls-in-half-open-state=1",
+					"llm.endpoints.primary.circuit-breaker.probe=requests")
 			.run((context) -> {
 				CircuitBreaker breaker = endpoint(context, "primary").circuitBreaker();
 				breaker.transitionToOpenState();

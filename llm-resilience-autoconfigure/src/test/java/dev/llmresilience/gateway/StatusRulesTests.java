@@ -223,7 +223,7 @@ class StatusRulesTests {
 			.withPropertyValues("llm.routes.default=primary", "llm.gateway.busy-as-error=true")
 			.run((context) -> {
 				List<Attempt> attempts = new CopyOnWriteArrayList<>();
-				StepVerifier.create(endpoint(context, "primary").call(ChatRequest.ofUser("hello"), attempts::add))
+				StepVerifier.create(endpoint(context, "primary").chat(ChatRequest.ofUser("hello"), attempts::add))
 					.expectErrorSatisfies((error) -> {
 						assertThat(error).isInstanceOfSatisfying(LlmUpstreamException.class,
 								(upstream) -> assertThat(upstream.status()).isEqualTo(401));

@@ -139,8 +139,21 @@ class OpenAiChatClientTests {
 		assertThat(body.get("messages")).hasSize(2);
 		assertThat(body.get("messages").get(0).get("role").asString()).isEqualTo("system");
 		assertThat(body.get("messages").get(1).get("content").asString()).isEqualTo("hello");
-		assertThat(body.has("stream")).isFalse();
+		// chat goes upstream as a stream by default, so that first-token-timeout bounds it too
+		assertThat(body.get("stream").asBoolean()).isTrue();
+		assertThat(body.get("stream_options").get("include_usage").asBoolean()).isTrue();
 		assertThat(body.has("extra")).isFalse();
+	}
+
+	@Test
+	void endpointThatOptsOutOfUpstreamStreamingSendsChatAsOnePlainRequest() throws Exception {
+		this.upstreams.primary().enqueue(completion("ok"));
+		this.upstreams.runner()
+			.withPropertyValues("llm.endpoints.primary.upstream-streaming=false")
+			.run((context) -> assertThat(chat(context, ChatRequest.ofUser("hello")).content()).isEqualTo("ok"));
+		JsonNode body = mapper.readTree(this.upstreams.primary().takeRequest().getBody().utf8());
+		assertThat(body.has("stream")).isFalse();
+		assertThat(body.has("stream_options")).isFalse();
 	}
 
 	@Test
@@ -167,7 +180,7 @@ class OpenAiChatClientTests {
 					"llm.endpoints.primary.headers.OpenAI-Beta=v1")
 			.run((context) -> {
 				Throwable error = catchThrowable(() -> MockUpstreams.endpoint(context, "primary")
-					.call(ChatRequest.ofUser("hello"), (attempt) -> {
+					.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 					})
 					.block(Duration.ofSeconds(10)));
 				assertThat(error).hasMessageContaining("HTTP 403")

@@ -1,13 +1,9 @@
 package dev.llmresilience.sample;
 
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -19,100 +15,98 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
 import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A simulated OpenAI-compatible provider at {@code /sim/{provider}/v1/chat/completions}. Each
- * provider name has its own mode, switched with {@code POST /sim/{provider}/mode}. A request with
- * {@code "stream": true} is answered with server-sent events, word by word (see
- * {@link SimulatedStream}).
+ * A simulated OpenAI-compatible provider at {@code /sim/{provider}/v1/chat/completions}, and the
+ * same answers at an Azure OpenAI deployment's path,
+ * {@code /sim/{provider}/openai/deployments/{deployment}/chat/completions?api-version=...}, which
+ * wants Azure's {@code api-key} header and answers its content filter and rate limit as Azure does.
+ * Each provider name has its own mode, switched with {@code POST /sim/{provider}/mode} (Anthropic's
+ * Messages API is {@link SimulatedAnthropic}). A request with {@code "stream": true} is answered
+ * with server-sent events, word by word (see {@link SimulatedStream}).
  */
 @RestController
 @RequestMapping("/sim/{provider}")
 class SimulatedProvider {
 
-	private static final int DEFAULT_CUT_AFTER = 3;
+	private final SimulatedModes modes;
 
-	private final Map<String, Mode> modes = new ConcurrentHashMap<>();
-
-	private final Map<String, AtomicLong> requests = new ConcurrentHashMap<>();
-
-	private final Map<String, Integer> cutAfter = new ConcurrentHashMap<>();
+	SimulatedProvider(SimulatedModes modes) {
+		this.modes = modes;
+	}
 
 	// A streamed answer sets its own Content-Type (text/event-stream), which wins over "produces".
 	@PostMapping(path = "/v1/chat/completions", produces = MediaType.APPLICATION_JSON_VALUE)
 	Mono<? extends ResponseEntity<?>> complete(@PathVariable String provider, @RequestBody Map<String, Object> request) {
-		this.requests.computeIfAbsent(provider, (name) -> new AtomicLong()).incrementAndGet();
-		Mode mode = this.modes.getOrDefault(provider, Mode.OK);
+		return answer(provider, request, false);
+	}
+
+	@PostMapping(path = "/openai/deployments/{deployment}/chat/completions", produces = MediaType.APPLICATION_JSON_VALUE)
+	Mono<? extends ResponseEntity<?>> completeOnAzure(@PathVariable String provider, @PathVariable String deployment,
+			@RequestParam("api-version") String apiVersion, @RequestHeader(name = "api-key", required = false) @Nullable String key,
+			@RequestBody Map<String, Object> request) {
+		if (key == null || key.isBlank()) {
+			return Mono.just(ResponseEntity.status(HttpStatus.UNAUTHORIZED).body(Map.of("error", Map.of("code", "401",
+					"message", "Access denied due to invalid subscription key or wrong API endpoint."))));
+		}
+		Map<String, Object> named = new LinkedHashMap<>(request);
+		named.put("model", deployment);
+		return answer(provider, named, true);
+	}
+
+	private Mono<? extends ResponseEntity<?>> answer(String provider, Map<String, Object> request, boolean azure) {
+		SimulatedMode mode = this.modes.request(provider);
 		String model = String.valueOf(request.getOrDefault("model", "sim"));
-		String prompt = lastUserMessage(request);
+		String text = "[" + provider + "] You said: " + SimulatedModes.lastUserMessage(request);
 		if (Boolean.TRUE.equals(request.get("stream")) && mode.streams()) {
 			return Mono.just(ResponseEntity.ok()
 				.contentType(MediaType.TEXT_EVENT_STREAM)
-				.body(SimulatedStream.answer(mode, model, "[" + provider + "] You said: " + prompt,
-						assistantPrefix(request), this.cutAfter.getOrDefault(provider, DEFAULT_CUT_AFTER))));
+				.body(SimulatedStream.answer(mode, model, text, SimulatedModes.assistantPrefix(request),
+						this.modes.cutAfter(provider))));
 		}
 		return switch (mode) {
-			case OK -> Mono.just(ResponseEntity.ok(completion(model, "[" + provider + "] You said: " + prompt, "stop")));
 			// The stream modes do not change a plain answer.
-			case STREAM_CUT, STREAM_STALL, SLOW_FIRST_TOKEN ->
-				Mono.just(ResponseEntity.ok(completion(model, "[" + provider + "] You said: " + prompt, "stop")));
+			case OK, STREAM_CUT, STREAM_STALL, SLOW_FIRST_TOKEN, STREAM_ERROR ->
+				Mono.just(ResponseEntity.ok(completion(model, text, "stop")));
 			case SLOW -> Mono.delay(Duration.ofSeconds(2))
-				.map((tick) -> ResponseEntity.ok(completion(model, "[" + provider + "] (slowly) You said: " + prompt, "stop")));
+				.map((tick) -> ResponseEntity.ok(completion(model, "[" + provider + "] (slowly) You said: "
+						+ SimulatedModes.lastUserMessage(request), "stop")));
 			case ERROR -> Mono.just(ResponseEntity.status(HttpStatus.INTERNAL_SERVER_ERROR)
 				.body(error("The simulated provider is failing", "server_error", null)));
 			case TIMEOUT -> Mono.never();
 			case RATE_LIMIT -> Mono.just(ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
-				.header("Retry-After", "1")
-				.body(error("Rate limit reached for requests", "requests", "rate_limit_exceeded")));
+				.header(azure ? "retry-after-ms" : "Retry-After", azure ? "1000" : "1")
+				.body(azure ? Map.of("error", Map.of("code", "429", "message", "Requests to the ChatCompletions_Create "
+						+ "Operation have exceeded the rate limit of your current pricing tier. Please retry after 1 second."))
+						: error("Rate limit reached for requests", "requests", "rate_limit_exceeded")));
 			case EMPTY -> Mono.just(ResponseEntity.ok(completion(model, "", "stop")));
-			case CONTENT_FILTER -> Mono.just(ResponseEntity.ok(completion(model, null, "content_filter")));
+			// Azure filters the prompt with a 400; OpenAI-compatible servers end the answer early.
+			case CONTENT_FILTER -> Mono.just(azure
+					? ResponseEntity.badRequest().body(error("The response was filtered due to the prompt triggering "
+							+ "Azure OpenAI's content management policy.", null, "content_filter"))
+					: ResponseEntity.ok(completion(model, null, "content_filter")));
 		};
 	}
 
 	@PostMapping("/mode")
 	ResponseEntity<Map<String, Object>> setMode(@PathVariable String provider, @RequestBody Map<String, Object> body) {
-		Mode mode = Mode.from((body.get("mode") != null) ? String.valueOf(body.get("mode")) : null);
+		SimulatedMode mode = SimulatedMode.from((body.get("mode") != null) ? String.valueOf(body.get("mode")) : null);
 		if (mode == null) {
 			return ResponseEntity.badRequest()
-				.body(Map.of("error", "Unknown mode '" + body.get("mode") + "'", "modes", Mode.names()));
+				.body(Map.of("error", "Unknown mode '" + body.get("mode") + "'", "modes", SimulatedMode.names()));
 		}
-		this.modes.put(provider, mode);
-		this.cutAfter.put(provider, (body.get("after") != null) ? Integer.parseInt(String.valueOf(body.get("after")))
-				: DEFAULT_CUT_AFTER);
-		return ResponseEntity.ok(state(provider));
+		this.modes.set(provider, mode,
+				(body.get("after") != null) ? Integer.valueOf(Integer.parseInt(String.valueOf(body.get("after")))) : null);
+		return ResponseEntity.ok(this.modes.state(provider));
 	}
 
 	@GetMapping("/mode")
 	Map<String, Object> getMode(@PathVariable String provider) {
-		return state(provider);
-	}
-
-	private Map<String, Object> state(String provider) {
-		return Map.of("provider", provider, "mode", this.modes.getOrDefault(provider, Mode.OK).wireName(), "after",
-				this.cutAfter.getOrDefault(provider, DEFAULT_CUT_AFTER), "requests",
-				this.requests.getOrDefault(provider, new AtomicLong()).get());
-	}
-
-	private static String lastUserMessage(Map<String, Object> request) {
-		List<?> messages = (request.get("messages") instanceof List<?> list) ? list : List.of();
-		for (int i = messages.size() - 1; i >= 0; i--) {
-			if (messages.get(i) instanceof Map<?, ?> message && "user".equals(message.get("role"))) {
-				return String.valueOf(message.get("content"));
-			}
-		}
-		return "";
-	}
-
-	// A conversation that ends with an assistant message asks to continue it (a resumed stream).
-	private static String assistantPrefix(Map<String, Object> request) {
-		List<?> messages = (request.get("messages") instanceof List<?> list) ? list : List.of();
-		if (!messages.isEmpty() && messages.get(messages.size() - 1) instanceof Map<?, ?> last
-				&& "assistant".equals(last.get("role"))) {
-			return String.valueOf(last.get("content"));
-		}
-		return "";
+		return this.modes.state(provider);
 	}
 
 	private static Map<String, Object> completion(String model, @Nullable String content, String finishReason) {
@@ -125,47 +119,12 @@ class SimulatedProvider {
 				Map.of("prompt_tokens", 12, "completion_tokens", completionTokens, "total_tokens", 12 + completionTokens));
 	}
 
-	private static Map<String, Object> error(String message, String type, @Nullable String code) {
+	private static Map<String, Object> error(String message, @Nullable String type, @Nullable String code) {
 		Map<String, Object> error = new LinkedHashMap<>();
 		error.put("message", message);
 		error.put("type", type);
 		error.put("code", code);
 		return Map.of("error", error);
-	}
-
-	enum Mode {
-
-		OK, ERROR, TIMEOUT, RATE_LIMIT, EMPTY, CONTENT_FILTER, SLOW,
-
-		/** Streams only: the stream stops after {@code after} content chunks, with no finish reason or [DONE]. */
-		STREAM_CUT,
-
-		/** Streams only: the stream falls silent after {@code after} content chunks. */
-		STREAM_STALL,
-
-		/** Streams only: the role chunk at once, the first content after 5 s. */
-		SLOW_FIRST_TOKEN;
-
-		/**
-		 * Whether a streamed request is answered with events in this mode; else it gets the same
-		 * error (or silence) as a plain request.
-		 */
-		boolean streams() {
-			return this != ERROR && this != TIMEOUT && this != RATE_LIMIT;
-		}
-
-		String wireName() {
-			return name().toLowerCase(Locale.ROOT).replace('_', '-');
-		}
-
-		static @Nullable Mode from(@Nullable String name) {
-			return Arrays.stream(values()).filter((mode) -> mode.wireName().equals(name)).findFirst().orElse(null);
-		}
-
-		static List<String> names() {
-			return Arrays.stream(values()).map(Mode::wireName).toList();
-		}
-
 	}
 
 }

@@ -12,8 +12,9 @@ import reactor.core.publisher.Flux;
 import org.springframework.http.codec.ServerSentEvent;
 
 /**
- * The simulator's streamed answers: OpenAI's {@code chat.completion.chunk} events, one word at a
- * time, then the finish reason, the usage and {@code [DONE]}, shaped by the provider's mode.
+ * The simulator's streamed answers in the OpenAI format (Azure's too): {@code chat.completion.chunk}
+ * events, one word at a time, then the finish reason, the usage and {@code [DONE]}, shaped by the
+ * provider's mode.
  */
 final class SimulatedStream {
 
@@ -34,7 +35,7 @@ final class SimulatedStream {
 	 * @param cutAfter content chunks before a cut or stall
 	 * @return the events
 	 */
-	static Flux<ServerSentEvent<Object>> answer(SimulatedProvider.Mode mode, String model, String text, String prefix,
+	static Flux<ServerSentEvent<Object>> answer(SimulatedMode mode, String model, String text, String prefix,
 			int cutAfter) {
 		List<String> all = words(text);
 		List<String> words = all.subList(Math.min(words(prefix).size(), all.size()), all.size());
@@ -50,8 +51,23 @@ final class SimulatedStream {
 			case STREAM_CUT -> role.concatWith(content(model, words.subList(0, Math.min(cutAfter, words.size()))));
 			case STREAM_STALL -> role.concatWith(content(model, words.subList(0, Math.min(cutAfter, words.size()))))
 				.concatWith(Flux.never());
+			// An error sent in-band, as OpenAI-compatible servers report a failure once the stream is under way.
+			case STREAM_ERROR -> role.concatWith(content(model, words.subList(0, Math.min(cutAfter, words.size()))))
+				.concatWith(Flux.just(ServerSentEvent.builder((Object) Map.of("error", Map.of("message",
+						"The server had an error while processing your request", "type", "server_error"))).build()));
 			default -> role.concatWith(content(model, words)).concatWith(end(model, "stop", words.size()));
 		};
+	}
+
+	// "[primary] You said: Hello" -> "[primary] ", "You ", "said: ", "Hello"
+	static List<String> words(String text) {
+		List<String> words = new ArrayList<>();
+		for (String word : text.split("(?<= )")) {
+			if (!word.isEmpty()) {
+				words.add(word);
+			}
+		}
+		return words;
 	}
 
 	private static Flux<ServerSentEvent<Object>> content(String model, List<String> words) {
@@ -83,17 +99,6 @@ final class SimulatedStream {
 		chunk.put("model", model);
 		chunk.put("choices", List.of(choice));
 		return ServerSentEvent.builder((Object) chunk).build();
-	}
-
-	// "[primary] You said: Hello" -> "[primary] ", "You ", "said: ", "Hello"
-	private static List<String> words(String text) {
-		List<String> words = new ArrayList<>();
-		for (String word : text.split("(?<= )")) {
-			if (!word.isEmpty()) {
-				words.add(word);
-			}
-		}
-		return words;
 	}
 
 }

@@ -82,14 +82,13 @@ class ReadmeWalkthroughTests {
 		})));
 		steps.add(mode("primary", "ok"));
 		steps.add(new Step("sleep 16", null));
-		for (int i = 0; i < 3; i++) {
-			steps.add(new Step(CHAT_ECHO, json((answer) -> assertThat(answer.get("tier").asString()).isEqualTo("PRIMARY"))));
-		}
-		steps.add(new Step("curl -s localhost:8080/actuator/llmbreakers", json((breakers) -> {
-			JsonNode primary = breakers.get("endpoints").get("primary");
+		steps.add(new Step("curl -s localhost:8080/actuator/llmbreakers/primary", json((primary) -> {
 			assertThat(primary.get("state").asString()).isEqualTo("CLOSED");
 			assertThat(primary.get("lastTransition").get("to").asString()).isEqualTo("CLOSED");
+			assertThat(primary.get("probes").get("mode").asString()).isEqualTo("SYNTHETIC");
+			assertThat(primary.get("probes").get("succeeded").asInt()).isEqualTo(3);
 		})));
+		steps.add(new Step(CHAT, json((answer) -> assertThat(answer.get("tier").asString()).isEqualTo("PRIMARY"))));
 		steps.add(mode("primary", "error"));
 		steps.add(mode("backup", "error"));
 		steps.add(new Step("curl -s -XPOST localhost:8080/api/chat -H 'Content-Type: application/json' "

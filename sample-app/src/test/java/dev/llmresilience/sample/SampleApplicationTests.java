@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,11 +19,12 @@ import org.springframework.test.util.TestSocketUtils;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
- * The sample application over real HTTP beyond the README's walkthrough (which
- * {@link ReadmeWalkthroughTests} runs verbatim): the gateway calls the simulated provider that the
- * same application serves.
+ * The sample application over real HTTP: the gateway calls the simulated provider that the same
+ * application serves. {@link ReadmeWalkthroughTests} runs the README's walkthrough verbatim; the
+ * walkthrough test here also counts the synthetic probes the primary receives.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT,
 		properties = { "llm.defaults.circuit-breaker.wait-duration-in-open-state=1s",
@@ -48,6 +50,41 @@ class SampleApplicationTests {
 		mode("primary", "ok");
 		mode("backup", "ok");
 		this.endpoints.endpoints().forEach((endpoint) -> endpoint.circuitBreaker().reset());
+	}
+
+	@Test
+	void walkthroughFallsBackOpensTheBreakerAndClosesItAfterProbes() {
+		assertThat(chat("Hello")).containsEntry("tier", "PRIMARY").containsEntry("endpoint", "primary");
+
+		mode("primary", "error");
+		Map<String, Object> fallback = chat("Hello");
+		assertThat(fallback).containsEntry("tier", "FALLBACK")
+			.containsEntry("endpoint", "backup")
+			.containsEntry("content", "[backup] You said: Hello")
+			.containsEntry("degraded", true);
+		for (int i = 0; i < 3; i++) {
+			assertThat(chat("Hello")).containsEntry("tier", "FALLBACK");
+		}
+		assertThat(breaker("primary")).containsEntry("state", "OPEN");
+
+		mode("primary", "ok");
+		// The running application's breaker uses the real clock; wait-duration-in-open-state is 1s here.
+		// Once it has passed the library probes the primary itself: the breaker closes with no user call.
+		long before = requests("primary");
+		Map<?, ?> probesBefore = (Map<?, ?>) breaker("primary").get("probes");
+		await().atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> "CLOSED".equals(breaker("primary").get("state")));
+		assertThat(requests("primary") - before).as("the three probes").isEqualTo(3);
+		Map<String, Object> primary = breaker("primary");
+		Map<?, ?> probes = (Map<?, ?>) primary.get("probes");
+		assertThat(probes.get("mode")).isEqualTo("SYNTHETIC");
+		assertThat(count(probes, "sent") - count(probesBefore, "sent")).isEqualTo(3);
+		assertThat(count(probes, "succeeded") - count(probesBefore, "succeeded")).isEqualTo(3);
+		assertThat(primary.get("lastTransition")).asInstanceOf(InstanceOfAssertFactories.MAP)
+			.containsEntry("from", "HALF_OPEN")
+			.containsEntry("to", "CLOSED");
+		assertThat(chat("Hello")).containsEntry("tier", "PRIMARY");
 	}
 
 	@Test
@@ -201,6 +238,23 @@ class SampleApplicationTests {
 			.exchange()
 			.expectStatus()
 			.isOk();
+	}
+
+	private static long count(Map<?, ?> probes, String key) {
+		return ((Number) probes.get(key)).longValue();
+	}
+
+	@SuppressWarnings("unchecked")
+	private long requests(String provider) {
+		Map<String, Object> state = this.client.get()
+			.uri("/sim/" + provider + "/mode")
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+		return ((Number) state.get("requests")).longValue();
 	}
 
 	@SuppressWarnings("unchecked")

@@ -1,0 +1,83 @@
+package dev.llmresilience.protocol;
+
+import java.util.function.BiConsumer;
+
+import io.netty.channel.ChannelOption;
+import reactor.netty.http.client.HttpClient;
+import reactor.netty.resources.ConnectionProvider;
+
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.client.reactive.ReactorClientHttpConnector;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * The HTTP plumbing every protocol's client shares. The client is built from the application's
+ * {@link WebClient.Builder}, so that Boot's codecs, observations and customizers apply, with what an
+ * LLM call needs on top: the endpoint's connect timeout, no redirects (a key must never follow one
+ * to another host), none of Reactor Netty's own retries (the endpoint's retry is the one place that
+ * decides), a connection pool sized to the bulkhead, and a cap on the body size.
+ */
+public final class UpstreamHttp {
+
+	private UpstreamHttp() {
+	}
+
+	/**
+	 * A connection pool for an endpoint: as many connections as its bulkhead lets calls through, and
+	 * no waiting queue beyond them, so that a call never waits for a connection unseen.
+	 * @param settings the endpoint's settings
+	 * @return the pool; dispose it when the endpoint is closed
+	 */
+	public static ConnectionProvider connectionProvider(ClientSettings settings) {
+		return ConnectionProvider.builder("llm-" + settings.name())
+			.maxConnections(Math.max(1, settings.maxConnections()))
+			.pendingAcquireTimeout(settings.connectTimeout())
+			.build();
+	}
+
+	/**
+	 * The web client of an endpoint: its base URL, its extra headers, then its credentials.
+	 * @param settings the endpoint's settings
+	 * @param builder a builder this may change (pass a clone of a shared one)
+	 * @param connections the endpoint's connection pool
+	 * @param credentials sets the protocol's authentication headers from the key (called only when a
+	 * key is set)
+	 * @return the client
+	 */
+	public static WebClient webClient(ClientSettings settings, WebClient.Builder builder,
+			ConnectionProvider connections, BiConsumer<HttpHeaders, String> credentials) {
+		HttpClient httpClient = HttpClient.create(connections)
+			.option(ChannelOption.CONNECT_TIMEOUT_MILLIS,
+					(int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
+			.followRedirect(false)
+			.disableRetry(true);
+		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize());
+		return builder.baseUrl(settings.baseUrl().toString())
+			.clientConnector(new ReactorClientHttpConnector(httpClient))
+			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxBody))
+			.defaultHeaders((headers) -> {
+				settings.headers().forEach(headers::set);
+				String key = settings.apiKey().reveal();
+				if (key != null) {
+					credentials.accept(headers, key);
+				}
+			})
+			.build();
+	}
+
+	/**
+	 * Whether a response to a streamed request is a stream of server-sent events. A response with
+	 * no content type is taken for one; anything else (a JSON answer from a server that ignored the
+	 * request to stream, or an error) is read whole.
+	 * @param response the response
+	 * @return true to read it event by event
+	 */
+	public static boolean isEventStream(ClientResponse response) {
+		MediaType type = response.headers().asHttpHeaders().getContentType();
+		// no content type at all is read as the plain answer a server that ignored "stream" sends
+		return response.statusCode().is2xxSuccessful() && type != null && MediaType.TEXT_EVENT_STREAM.isCompatibleWith(type);
+	}
+
+}

@@ -1,0 +1,149 @@
+package dev.llmresilience.protocol.anthropic;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.chat.Usage;
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.MisconfigurationHint;
+import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.UpstreamHttp;
+import dev.llmresilience.protocol.WireJson;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.core.ParameterizedTypeReference;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.WebClient;
+
+/**
+ * A client of Anthropic's Messages API ({@code POST {base-url}/messages}) for one endpoint. One
+ * subscription makes one HTTP call. An answer is read whole (up to the endpoint's
+ * {@code max-response-size}); a stream is read event by event with Spring's server-sent-event
+ * decoder and completes only at {@code message_stop}. Errors, in a status or inside a stream, are
+ * mapped into the project's failure rules by {@link AnthropicErrors}.
+ */
+public final class AnthropicClient implements LlmClient, AutoCloseable {
+
+	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
+	};
+
+	private final ClientSettings settings;
+
+	private final WebClient webClient;
+
+	private final JsonMapper mapper;
+
+	private final FailureClassifier classifier;
+
+	private final AnthropicErrors errors;
+
+	private final Runnable onClose;
+
+	/**
+	 * Create a client.
+	 * @param settings the endpoint's settings
+	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
+	 * @param classifier the classifier
+	 * @param onClose releases what the client holds (its connection pool)
+	 */
+	public AnthropicClient(ClientSettings settings, WebClient webClient, FailureClassifier classifier, Runnable onClose) {
+		this.settings = settings;
+		this.webClient = webClient;
+		this.mapper = WireJson.mapper();
+		this.classifier = classifier;
+		this.errors = new AnthropicErrors(settings.name(), classifier, settings.secrets());
+		this.onClose = onClose;
+	}
+
+	/** Releases the client's connection pool. */
+	@Override
+	public void close() {
+		this.onClose.run();
+	}
+
+	@Override
+	public Mono<Completion> chat(ChatRequest request) {
+		return Mono.defer(() -> this.webClient.post()
+			.uri("/messages")
+			.contentType(MediaType.APPLICATION_JSON)
+			.accept(MediaType.APPLICATION_JSON)
+			.bodyValue(body(request, false))
+			.exchangeToMono(this::read));
+	}
+
+	@Override
+	public Flux<CompletionDelta> stream(ChatRequest request) {
+		return Flux.defer(() -> this.webClient.post()
+			.uri("/messages")
+			.contentType(MediaType.APPLICATION_JSON)
+			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
+			.bodyValue(body(request, true))
+			.exchangeToFlux(this::readStream));
+	}
+
+	private byte[] body(ChatRequest request, boolean stream) {
+		return this.mapper.writeValueAsBytes(AnthropicRequests.toWire(this.settings.model(), request, stream));
+	}
+
+	private Flux<CompletionDelta> readStream(ClientResponse response) {
+		if (!UpstreamHttp.isEventStream(response)) {
+			// An error status, or a server that answered with the whole message: read it like chat.
+			return read(response).map(CompletionDelta::of).flux();
+		}
+		return new AnthropicStreamReader(this.settings.name(), this.classifier, this.errors)
+			.read(response.bodyToFlux(EVENTS));
+	}
+
+	private Mono<Completion> read(ClientResponse response) {
+		int status = response.statusCode().value();
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		return response.bodyToMono(String.class).defaultIfEmpty("").map((body) -> interpret(status, headers, body));
+	}
+
+	private Completion interpret(int status, HttpHeaders headers, String body) {
+		String name = this.settings.name();
+		if (status < 200 || status >= 300) {
+			AnthropicMessage error = WireJson.readOrNull(body, AnthropicMessage.class);
+			AnthropicMessage.Error cause = (error != null) ? error.error() : null;
+			throw MisconfigurationHint.explain(this.errors.classify(status, headers, cause), this.settings, "/messages",
+					(cause != null) ? this.errors.providerError(cause) : null);
+		}
+		AnthropicMessage message = WireJson.answer(name, body, AnthropicMessage.class);
+		if ("error".equals(message.type()) || (message.error() != null && message.content() == null)) {
+			throw this.errors.classifyInBand(message.error());
+		}
+		StringBuilder text = new StringBuilder();
+		List<ToolCall> toolCalls = new ArrayList<>();
+		for (AnthropicMessage.ContentBlock block : (message.content() != null) ? message.content()
+				: List.<AnthropicMessage.ContentBlock>of()) {
+			if (block.isText() && block.text() != null) {
+				text.append(block.text());
+			}
+			else if (block.isToolUse() && block.name() != null) {
+				toolCalls.add(new ToolCall((block.id() != null) ? block.id() : "", block.name(),
+						(block.input() != null) ? block.input().toString() : "{}"));
+			}
+		}
+		String finishReason = AnthropicMessage.finishReason(message.stopReason());
+		LlmUpstreamException failure = this.classifier.classifyCompletion(name, message.content() != null,
+				text.toString(), !toolCalls.isEmpty(), finishReason);
+		if (failure != null) {
+			throw failure;
+		}
+		AnthropicMessage.Usage usage = message.usage();
+		return new Completion(text.toString(), message.model(), finishReason, toolCalls,
+				(usage != null) ? new Usage(usage.promptTokens(), usage.outputTokens()) : null);
+	}
+
+}
