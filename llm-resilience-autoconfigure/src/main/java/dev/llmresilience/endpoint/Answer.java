@@ -84,21 +84,6 @@ final class Answer {
 	}
 
 	/**
-	 * A whole completion as one chunk, as a client that does not stream answers.
-	 * @param completion the completion
-	 * @return the chunk
-	 */
-	static CompletionDelta deltaOf(Completion completion) {
-		List<ToolCallDelta> calls = new ArrayList<>();
-		for (int i = 0; i < completion.toolCalls().size(); i++) {
-			ToolCall call = completion.toolCalls().get(i);
-			calls.add(new ToolCallDelta(i, call.id(), call.name(), call.arguments()));
-		}
-		return new CompletionDelta(completion.content(), calls, completion.finishReason(), completion.usage(),
-				completion.model());
-	}
-
-	/**
 	 * The completion a chat attempt's one chunk stands for.
 	 * @param whole the chunk from {@link #asDelta()}
 	 * @return the completion

@@ -1,7 +1,6 @@
 package dev.llmresilience.endpoint;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -21,7 +20,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 import reactor.core.publisher.SignalType;
-import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
 
@@ -43,8 +41,6 @@ import reactor.core.scheduler.Schedulers;
  * slow-call rate, is the time to the first token: a long answer is not a slow provider.
  */
 final class EndpointAttempt {
-
-	private static final String NO_TIME_LEFT = "what is left of the call's deadline cannot fit another attempt";
 
 	/** What the attempt's subscriber sees. */
 	enum Exposure {
@@ -70,15 +66,13 @@ final class EndpointAttempt {
 
 	private final CallContext context;
 
-	private final int number;
-
 	private final Scheduler scheduler = Schedulers.parallel();
 
 	private final AtomicBoolean ended = new AtomicBoolean();
 
 	private final Answer answer = new Answer();
 
-	private final StringBuilder leading = new StringBuilder();
+	private final StreamRelay relay = new StreamRelay();
 
 	private @Nullable CircuitBreakerPermit permit;
 
@@ -88,15 +82,13 @@ final class EndpointAttempt {
 
 	private final boolean streaming;
 
+	private final AttemptTime time;
+
 	private long start;
 
 	private volatile long firstToken = -1;
 
 	private volatile boolean started;
-
-	private boolean emitting;
-
-	private @Nullable CompletionDelta held;
 
 	private Outcome outcome = Outcome.SUCCESS;
 
@@ -106,8 +98,8 @@ final class EndpointAttempt {
 		this.request = request;
 		this.exposure = exposure;
 		this.context = context;
-		this.number = number;
 		this.streaming = endpoint.streamsUpstream(exposure);
+		this.time = new AttemptTime(this.settings, request, exposure, context, this.streaming, number);
 	}
 
 	Flux<CompletionDelta> run() {
@@ -140,13 +132,17 @@ final class EndpointAttempt {
 				return Flux.error(LlmEndpoint.guardTripped(this.settings.name()));
 			}
 			return this.streaming ? this.endpoint.client().stream(this.request)
-					: this.endpoint.client().chat(this.request).map(Answer::deltaOf).flux();
+					: this.endpoint.client().chat(this.request).map(CompletionDelta::of).flux();
 		});
-		AttemptWatchdog.Bounds bounds = bounds(now);
+		AttemptWatchdog.Bounds bounds = this.time.bounds(now);
 		return upstream
 			.transform(Operators.<CompletionDelta, CompletionDelta>lift((scannable, actual) -> watch(actual, bounds)))
 			.doOnNext(this::track)
-			.<CompletionDelta>handle(this::emit)
+			.<CompletionDelta>handle((delta, sink) -> {
+				if (this.exposure == Exposure.STREAM) {
+					this.relay.relay(delta, sink);
+				}
+			})
 			.onErrorResume(this::classify)
 			.concatWith(Flux.defer(this::end))
 			.doOnComplete(() -> finish(this.outcome, null))
@@ -171,46 +167,10 @@ final class EndpointAttempt {
 	private AttemptWatchdog<CompletionDelta> watch(CoreSubscriber<? super CompletionDelta> actual,
 			AttemptWatchdog.Bounds bounds) {
 		AttemptWatchdog<CompletionDelta> watchdog = new AttemptWatchdog<>(actual, this.scheduler, bounds,
-				CompletionDelta::hasAnswer, this::expired);
+				CompletionDelta::hasAnswer, this.time::expired);
 		this.watchdog = watchdog;
 		this.endpoint.waiting(this, true);
 		return watchdog;
-	}
-
-	// Each of the endpoint's bounds, capped at what is left of the call's deadline. Without upstream
-	// streaming the first token comes with the whole answer, so only the attempt's timeout bounds it.
-	private AttemptWatchdog.Bounds bounds(long now) {
-		long attemptBy = (this.exposure == Exposure.STREAM) ? Long.MAX_VALUE : plus(now, timeout());
-		long firstTokenBy = this.streaming ? plus(now, this.settings.firstTokenTimeout())
-				: (this.exposure == Exposure.STREAM) ? plus(now, timeout()) : Long.MAX_VALUE;
-		long deadlineAfter = (this.exposure == Exposure.STREAM) ? this.context.streamDeadlineNanos()
-				: this.context.deadlineNanos();
-		return new AttemptWatchdog.Bounds(firstTokenBy, this.settings.streamIdleTimeout().toNanos(), attemptBy,
-				this.context.deadlineNanos(), deadlineAfter);
-	}
-
-	private Duration timeout() {
-		return (this.request.timeout() != null) ? this.request.timeout() : this.settings.timeout();
-	}
-
-	private Throwable expired(AttemptWatchdog.Expiry expiry) {
-		return switch (expiry) {
-			case FIRST_TOKEN -> {
-				if (!this.streaming) {
-					yield upstream(Outcome.TIMEOUT, "Timed out: no answer within " + timeout() + " (timeout)");
-				}
-				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT,
-						"Timed out: no content within " + this.settings.firstTokenTimeout() + " (first-token-timeout)");
-				yield (this.exposure != Exposure.PROBE && this.context.laterEndpointAvailable().getAsBoolean())
-						? timeout.withoutRetry("a later endpoint of the route is available") : timeout;
-			}
-			case IDLE -> upstream(Outcome.TIMEOUT, "Timed out: no chunk for " + this.settings.streamIdleTimeout()
-					+ " (stream-idle-timeout)");
-			case ATTEMPT -> upstream(Outcome.TIMEOUT, "Timed out: no complete answer within " + timeout() + " (timeout)");
-			case DEADLINE -> upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out during the attempt");
-			case RELEASED -> upstream(Outcome.RELEASED, "The breaker of endpoint '" + this.settings.name()
-					+ "' opened while this attempt waited for its first token");
-		};
 	}
 
 	private void track(CompletionDelta delta) {
@@ -222,27 +182,6 @@ final class EndpointAttempt {
 		this.answer.add(delta);
 	}
 
-	private void emit(CompletionDelta delta, SynchronousSink<CompletionDelta> sink) {
-		if (this.exposure != Exposure.STREAM) {
-			return;
-		}
-		CompletionDelta next = delta;
-		if (!this.emitting) {
-			if (!delta.hasAnswer()) {
-				this.leading.append(delta.content());
-				return;
-			}
-			this.emitting = true;
-			next = delta.withContent(this.leading + delta.content());
-		}
-		if (next.finishReason() != null) {
-			this.held = next;
-		}
-		else if (!next.content().isEmpty() || !next.toolCalls().isEmpty()) {
-			sink.next(next.withUsage(null));
-		}
-	}
-
 	private Flux<CompletionDelta> classify(Throwable error) {
 		boolean seen = this.exposure == Exposure.STREAM && this.started;
 		Throwable classified = this.endpoint.classifier()
@@ -250,37 +189,16 @@ final class EndpointAttempt {
 		if (classified == null) {
 			return Flux.empty();
 		}
-		return Flux.error(withinDeadline(classified));
-	}
-
-	// No retry that the call's deadline cannot fit, its wait and its own bound included: the time is
-	// better left to the route's next endpoint, which is tried with whatever is left.
-	private Throwable withinDeadline(Throwable error) {
-		if (!(error instanceof LlmUpstreamException upstream) || !FailureClassifier.isRetryable(error,
-				this.settings.retry().maxRetryAfter()) || this.number >= this.settings.retry().maxAttempts()
-				|| this.context.deadlineNanos() == Long.MAX_VALUE) {
-			return error;
-		}
-		EndpointSettings.RetrySettings retry = this.settings.retry();
-		long waitMillis = (upstream.retryAfter() != null) ? upstream.retryAfter().toMillis()
-				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(this.number) * (1 + retry.jitter())));
-		Duration bound = (this.exposure == Exposure.STREAM && this.streaming) ? this.settings.firstTokenTimeout()
-				: timeout();
-		long needed = TimeUnit.MILLISECONDS.toNanos(waitMillis) + bound.toNanos();
-		return (this.context.deadlineNanos() - now() < needed) ? upstream.withoutRetry(NO_TIME_LEFT) : error;
+		return Flux.error(this.time.withinDeadline(classified, now()));
 	}
 
 	private Flux<CompletionDelta> end() {
 		if (this.exposure == Exposure.STREAM) {
 			this.outcome = this.endpoint.classifier()
 				.classifyStreamEnd(this.settings.name(), this.started, this.answer.finishReason());
-			CompletionDelta last = this.held;
 			finish(this.outcome, null);
-			if (last == null && this.answer.usage() == null) {
-				return Flux.empty();
-			}
-			return Flux.just((last != null) ? last.withUsage(this.answer.usage())
-					: new CompletionDelta("", List.of(), null, this.answer.usage(), this.answer.model()));
+			CompletionDelta last = this.relay.last(this.answer.usage(), this.answer.model());
+			return (last != null) ? Flux.just(last) : Flux.empty();
 		}
 		LlmUpstreamException failure = this.endpoint.classifier()
 			.classifyCompletion(this.settings.name(), true, this.answer.text(), this.answer.hasToolCalls(),
@@ -323,7 +241,7 @@ final class EndpointAttempt {
 		Completion completion = (error == null) ? this.answer.completion() : null;
 		this.context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)),
 				completion);
-		if (error instanceof LlmUpstreamException upstream && NO_TIME_LEFT.equals(upstream.noRetry())) {
+		if (error instanceof LlmUpstreamException upstream && AttemptTime.NO_TIME_LEFT.equals(upstream.noRetry())) {
 			// the retry the deadline could not fit, refused as the attempt it would have been
 			this.context.onAttempt().accept(new Attempt(this.settings.name(), Outcome.DEADLINE_EXCEEDED, Duration.ZERO),
 					null);
@@ -356,11 +274,6 @@ final class EndpointAttempt {
 
 	private long now() {
 		return this.scheduler.now(TimeUnit.NANOSECONDS);
-	}
-
-	private static long plus(long at, Duration duration) {
-		long nanos = duration.toNanos();
-		return (Long.MAX_VALUE - at < nanos) ? Long.MAX_VALUE : at + nanos;
 	}
 
 }

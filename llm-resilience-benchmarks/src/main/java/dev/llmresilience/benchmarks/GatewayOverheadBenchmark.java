@@ -127,7 +127,7 @@ public class GatewayOverheadBenchmark {
 	/** One endpoint's chain only: retry, breaker, bulkhead, timeout; no route walk. */
 	@Benchmark
 	public Completion endpointSuccess() {
-		return this.endpoint.call(SUCCESS, CallContext.of((attempt) -> {
+		return this.endpoint.chat(SUCCESS, CallContext.of((attempt) -> {
 		})).block();
 	}
 
@@ -137,7 +137,7 @@ public class GatewayOverheadBenchmark {
 	 */
 	@Benchmark
 	public Object endpointRejectedByOpenBreaker() {
-		return this.open.call(SUCCESS, CallContext.of((attempt) -> {
+		return this.open.chat(SUCCESS, CallContext.of((attempt) -> {
 		})).onErrorResume((error) -> Mono.just(COMPLETION)).block();
 	}
 
