@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
@@ -27,8 +27,6 @@ import org.springframework.util.unit.DataSize;
  * an {@link LlmConfigurationException} naming the property where it was set.
  */
 final class EndpointSettingsResolver {
-
-	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private final LlmProperties properties;
 
@@ -126,10 +124,12 @@ final class EndpointSettingsResolver {
 					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
 		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
-		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
-		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
+		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
+		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
+		return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
 				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
-				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
+				HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+				price(prefix, endpoint.getPrice()),
 				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
 				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
 				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(10)),
@@ -137,7 +137,11 @@ final class EndpointSettingsResolver {
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
 				circuitBreaker(layers), retry(layers), bulkhead(layers),
 				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming, Boolean.TRUE),
-				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion());
+				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
+				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize,
+						DataSize.ofBytes(ClientSettings.DEFAULT_MAX_STREAM_SIZE)),
+				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents,
+						ClientSettings.DEFAULT_MAX_STREAM_EVENTS, 1L));
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
@@ -146,7 +150,7 @@ final class EndpointSettingsResolver {
 		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
 	}
 
-	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(Layers layers) {
+	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(PropertyLayers layers) {
 		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
 		String minimumKey = "circuit-breaker.minimum-number-of-calls";
 		// Unset, it follows a smaller window down, so that setting only the window is enough.
@@ -166,7 +170,7 @@ final class EndpointSettingsResolver {
 				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe(), EndpointSettings.Probe.SYNTHETIC));
 	}
 
-	private static EndpointSettings.RetrySettings retry(Layers layers) {
+	private static EndpointSettings.RetrySettings retry(PropertyLayers layers) {
 		int maxAttempts = layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 3, 1);
 		Duration initial = layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff(), Duration.ofMillis(500));
 		String multiplierKey = "retry.multiplier";
@@ -186,7 +190,7 @@ final class EndpointSettingsResolver {
 		return new EndpointSettings.RetrySettings(maxAttempts, initial, multiplier, maxBackoff, jitter, maxRetryAfter);
 	}
 
-	private static EndpointSettings.BulkheadSettings bulkhead(Layers layers) {
+	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
 		return new EndpointSettings.BulkheadSettings(
 				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 50, 1),
 				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait(), Duration.ZERO));
@@ -203,79 +207,6 @@ final class EndpointSettingsResolver {
 					"Give prices per million tokens as zero or positive numbers.");
 		}
 		return new EndpointSettings.Price((input != null) ? input : 0, (output != null) ? output : 0);
-	}
-
-	/** Looks a key up in the endpoint, then in {@code llm.defaults}, then takes the built-in default. */
-	private record Layers(String prefix, EndpointProperties endpoint, ResilienceProperties defaults) {
-
-		<T> T value(String key, Function<ResilienceProperties, @Nullable T> getter, T builtIn) {
-			T own = getter.apply(this.endpoint);
-			if (own != null) {
-				return own;
-			}
-			T common = getter.apply(this.defaults);
-			return (common != null) ? common : builtIn;
-		}
-
-		String source(String key, Function<ResilienceProperties, @Nullable Object> getter) {
-			return (getter.apply(this.endpoint) != null) ? this.prefix + key : "llm.defaults." + key;
-		}
-
-		LlmConfigurationException invalid(String key, Function<ResilienceProperties, @Nullable Object> getter,
-				String problem, String action) {
-			return new LlmConfigurationException(source(key, getter), problem, action);
-		}
-
-		Duration positive(String key, Function<ResilienceProperties, @Nullable Duration> getter, Duration builtIn) {
-			Duration value = value(key, getter, builtIn);
-			if (value.isNegative() || value.isZero()) {
-				throw invalid(key, getter::apply, "is " + value + ", but must be positive",
-						"Use a positive duration such as 500ms, 30s or 5m.");
-			}
-			// Netty reads a connect timeout of 0ms as none, and Resilience4j refuses an open state under 1ms.
-			if (value.compareTo(ONE_MILLISECOND) < 0) {
-				throw invalid(key, getter::apply, "is " + value + ", but must be at least 1ms",
-						"Use a duration of 1ms or more, such as 500ms, 30s or 5m.");
-			}
-			return value;
-		}
-
-		Duration notNegative(String key, Function<ResilienceProperties, @Nullable Duration> getter, Duration builtIn) {
-			Duration value = value(key, getter, builtIn);
-			if (value.isNegative()) {
-				throw invalid(key, getter::apply, "is " + value + ", but must not be negative",
-						"Use 0ms or a positive duration.");
-			}
-			return value;
-		}
-
-		int atLeast(String key, Function<ResilienceProperties, @Nullable Integer> getter, int builtIn, int minimum) {
-			int value = value(key, getter, builtIn);
-			if (value < minimum) {
-				throw invalid(key, getter::apply, "is " + value + ", but must be at least " + minimum,
-						"Set it to " + minimum + " or more (built-in default: " + builtIn + ").");
-			}
-			return value;
-		}
-
-		float percent(String key, Function<ResilienceProperties, @Nullable Float> getter, float builtIn) {
-			float value = value(key, getter, builtIn);
-			if (value <= 0 || value > 100) {
-				throw invalid(key, getter::apply, "is " + value + ", outside the range (0, 100]",
-						"Give a percentage above 0 and at most 100, e.g. 50 (built-in default: " + builtIn + ").");
-			}
-			return value;
-		}
-
-		long size(String key, Function<ResilienceProperties, @Nullable DataSize> getter, DataSize builtIn) {
-			DataSize value = value(key, getter, builtIn);
-			if (value.toBytes() < 1024 || value.toBytes() > Integer.MAX_VALUE) {
-				throw invalid(key, getter::apply, "is " + value + ", outside 1KB to 2GB",
-						"Use a size such as 10MB.");
-			}
-			return value.toBytes();
-		}
-
 	}
 
 }

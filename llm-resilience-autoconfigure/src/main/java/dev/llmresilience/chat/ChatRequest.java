@@ -17,14 +17,17 @@ import org.jspecify.annotations.Nullable;
  * @param temperature sampling temperature, or {@code null} for the model's default
  * @param maxTokens largest completion, or {@code null} for the model's default
  * @param extra further fields passed through to the provider's request body as they are
- * (e.g. {@code top_p}, {@code tools}, {@code response_format})
+ * (e.g. {@code top_p}, {@code tools}, {@code response_format}); a field the starter writes itself
+ * ({@code model}, {@code messages}, {@code stream}, ...) is refused when the request is made
  * @param timeout overrides the endpoint's per-attempt {@code timeout}, or {@code null}
  * @param deadline overrides {@code llm.gateway.deadline} for this call, or {@code null}
  * @param deferrable whether this request may wait in the deferred queue when nothing can answer now
+ * @param cacheScope whose answers this request may be served from the fallback cache: the tenant or
+ * user the answer belongs to, or {@code null} for answers that any caller may be given
  */
 public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
 		@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
-		@Nullable Duration deadline, boolean deferrable) {
+		@Nullable Duration deadline, boolean deferrable, @Nullable String cacheScope) {
 
 	public ChatRequest {
 		if (messages == null || messages.isEmpty()) {
@@ -34,6 +37,23 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		extra = (extra != null) ? Collections.unmodifiableMap(new LinkedHashMap<>(extra)) : Map.of();
 		requirePositive(timeout, "timeout");
 		requirePositive(deadline, "deadline");
+	}
+
+	/**
+	 * A request with no cache scope.
+	 * @param messages the conversation, at least one message
+	 * @param route the route to use, or {@code null} for the default route
+	 * @param temperature sampling temperature, or {@code null} for the model's default
+	 * @param maxTokens largest completion, or {@code null} for the model's default
+	 * @param extra further fields passed through to the provider's request body as they are
+	 * @param timeout overrides the endpoint's per-attempt {@code timeout}, or {@code null}
+	 * @param deadline overrides {@code llm.gateway.deadline} for this call, or {@code null}
+	 * @param deferrable whether this request may wait in the deferred queue when nothing can answer now
+	 */
+	public ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
+			@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
+			@Nullable Duration deadline, boolean deferrable) {
+		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, null);
 	}
 
 	/**
@@ -67,6 +87,7 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		builder.timeout = this.timeout;
 		builder.deadline = this.deadline;
 		builder.deferrable = this.deferrable;
+		builder.cacheScope = this.cacheScope;
 		return builder;
 	}
 
@@ -94,6 +115,8 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		private @Nullable Duration deadline;
 
 		private boolean deferrable;
+
+		private @Nullable String cacheScope;
 
 		private Builder() {
 		}
@@ -155,9 +178,21 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 			return this;
 		}
 
+		/**
+		 * Keep this request's answer in the fallback cache for one scope only: the tenant or user it
+		 * belongs to. An answer cached in one scope is never served to a request of another (or of
+		 * none). Leave it unset only for answers any caller may see.
+		 * @param cacheScope the scope, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder cacheScope(@Nullable String cacheScope) {
+			this.cacheScope = cacheScope;
+			return this;
+		}
+
 		public ChatRequest build() {
 			return new ChatRequest(this.messages, this.route, this.temperature, this.maxTokens, this.extra,
-					this.timeout, this.deadline, this.deferrable);
+					this.timeout, this.deadline, this.deferrable, this.cacheScope);
 		}
 
 	}

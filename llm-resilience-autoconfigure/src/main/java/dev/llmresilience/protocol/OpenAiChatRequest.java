@@ -10,7 +10,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The body of {@code POST /chat/completions}. Fields left {@code null} are not sent; {@code extra}
- * is merged into the body as it is.
+ * is merged into the body as it is, and may not repeat any field of this record: each component's
+ * JSON name is reserved ({@link ReservedFields}), so a field added here is reserved at once.
  *
  * @param model the model, or {@code null} where the path names it (Azure)
  * @param messages the conversation
