@@ -114,14 +114,21 @@ final class EndpointSettingsResolver {
 		if (!this.protocols.contains(endpoint.getProtocol())) {
 			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
 					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
-							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=spring-ai a Spring AI "
+							+ "ChatModel bean (with Spring AI on the class path).");
 		}
-		URI baseUrl = ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
-		PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		String chatModelBean = SpringAiEndpoints.chatModelBean(prefix, endpoint);
+		URI baseUrl = (chatModelBean != null) ? SpringAiEndpoints.baseUrl(chatModelBean)
+				: ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
+		if (chatModelBean == null) {
+			PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		}
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
-			throw new LlmConfigurationException(prefix + "model", "is missing",
-					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
+			throw new LlmConfigurationException(prefix + "model", "is missing", (chatModelBean != null)
+					? "Set it to the model the ChatModel bean is to ask for (it is sent as its ChatOptions model), e.g. "
+							+ prefix + "model=claude-sonnet-4-5."
+					: "Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
 		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
 		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
@@ -141,7 +148,8 @@ final class EndpointSettingsResolver {
 				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize,
 						DataSize.ofBytes(ClientSettings.DEFAULT_MAX_STREAM_SIZE)),
 				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents,
-						ClientSettings.DEFAULT_MAX_STREAM_EVENTS, 1L));
+						ClientSettings.DEFAULT_MAX_STREAM_EVENTS, 1L),
+				chatModelBean);
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as

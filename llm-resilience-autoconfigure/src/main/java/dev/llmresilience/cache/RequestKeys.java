@@ -12,7 +12,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The cache key of a request: a SHA-256 of its route, cache scope, messages and model parameters
- * (temperature, max tokens, extra fields, with map keys sorted), so that only the same question
+ * (temperature, max tokens, tools and tool choice, extra fields, with map keys sorted), so that only the same question
  * with the same settings, asked within the same scope (tenant, user), gets the same answer. The
  * prompt itself is not kept in the key.
  */
@@ -39,6 +39,8 @@ public final class RequestKeys {
 		canonical.put("temperature", request.temperature());
 		canonical.put("maxTokens", request.maxTokens());
 		canonical.put("extra", request.extra());
+		canonical.put("tools", request.tools());
+		canonical.put("toolChoice", request.toolChoice());
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(mapper.writeValueAsBytes(canonical));
 			return HexFormat.of().formatHex(digest);

@@ -26,10 +26,12 @@ import org.jspecify.annotations.Nullable;
  * @param apiVersion the Azure OpenAI {@code api-version} of protocol {@code azure-openai}, else {@code null}
  * @param maxStreamSize most bytes one streamed attempt may send in all
  * @param maxStreamEvents most server-sent events one streamed attempt may send
+ * @param chatModelBean the Spring AI {@code ChatModel} bean of protocol {@code spring-ai}, else {@code null}
  */
 public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
 		Duration connectTimeout, long maxResponseSize, int maxConnections, @Nullable String anthropicVersion,
-		@Nullable String deployment, @Nullable String apiVersion, long maxStreamSize, long maxStreamEvents) {
+		@Nullable String deployment, @Nullable String apiVersion, long maxStreamSize, long maxStreamEvents,
+		@Nullable String chatModelBean) {
 
 	/** The built-in {@code max-stream-size}: 64MB. */
 	public static final long DEFAULT_MAX_STREAM_SIZE = 64L * 1024 * 1024;
@@ -58,7 +60,7 @@ public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String mod
 	public ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
 			Duration connectTimeout, long maxResponseSize, int maxConnections) {
 		this(name, baseUrl, apiKey, model, headers, connectTimeout, maxResponseSize, maxConnections, null, null, null,
-				DEFAULT_MAX_STREAM_SIZE, DEFAULT_MAX_STREAM_EVENTS);
+				DEFAULT_MAX_STREAM_SIZE, DEFAULT_MAX_STREAM_EVENTS, null);
 	}
 
 	/**

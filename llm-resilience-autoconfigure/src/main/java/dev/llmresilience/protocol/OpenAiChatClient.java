@@ -50,6 +50,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private final ReportedUsage usage;
 
+	private final OpenAiRequests requests;
+
 	private volatile Runnable onClose = () -> {
 	};
 
@@ -86,6 +88,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		this.dialect = dialect;
 		this.providerText = new ProviderText(settings, classifier);
 		this.usage = new ReportedUsage(settings.name());
+		this.requests = new OpenAiRequests(mapper);
 	}
 
 	OpenAiChatClient onClose(Runnable onClose) {
@@ -174,14 +177,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	// The body is refused rather than sent with two equal keys, whichever a provider would keep.
 	private OpenAiChatRequest toWire(ChatRequest request, boolean stream, boolean withOptions) {
 		ReservedFields.check(request);
-		List<OpenAiChatRequest.Message> messages = request.messages()
-			.stream()
-			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
-			.toList();
-		boolean streamUsage = withOptions && this.dialect.streamUsage();
-		return new OpenAiChatRequest(this.dialect.sendsModel() ? this.settings.model() : null, messages,
-				request.temperature(), request.maxTokens(), stream ? Boolean.TRUE : null,
-				streamUsage ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
+		return this.requests.toWire(request, this.dialect.sendsModel() ? this.settings.model() : null, stream,
+				withOptions && this.dialect.streamUsage());
 	}
 
 	private Mono<Completion> read(ClientResponse response) {

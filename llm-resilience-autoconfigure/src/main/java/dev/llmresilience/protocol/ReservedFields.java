@@ -31,7 +31,8 @@ public final class ReservedFields {
 			"messages", "give the conversation as the ChatRequest's messages", "stream",
 			"call LlmGateway.stream to stream", "stream_options", "LlmGateway.stream asks for what it needs",
 			"temperature", "use ChatRequest.builder().temperature(...)", "max_tokens",
-			"use ChatRequest.builder().maxTokens(...)", "n", "the gateway reads one choice; make one call per answer");
+			"use ChatRequest.builder().maxTokens(...)", "n", "the gateway reads one choice; make one call per answer",
+			"tools", "use ChatRequest.builder().tool(...)", "tool_choice", "use ChatRequest.builder().toolChoice(...)");
 
 	private static final Set<String> NAMES = names(Set.of("n"));
 

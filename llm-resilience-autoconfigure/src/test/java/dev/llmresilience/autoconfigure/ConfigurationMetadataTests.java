@@ -31,7 +31,7 @@ class ConfigurationMetadataTests {
 	/** The keys that have no default: required, optional with none, or maps. */
 	private static final Set<String> KEYS_WITHOUT_DEFAULT = Set.of("llm.endpoints", "llm.routes", "llm.endpoints.*.base-url",
 			"llm.endpoints.*.api-key", "llm.endpoints.*.model", "llm.endpoints.*.region", "llm.endpoints.*.headers",
-			"llm.endpoints.*.deployment",
+			"llm.endpoints.*.deployment", "llm.endpoints.*.chat-model-bean", "llm.openai-api.api-keys",
 			"llm.endpoints.*.price.input-per-million", "llm.endpoints.*.price.output-per-million");
 
 	private static final Pattern DOCUMENTED_DEFAULT = Pattern
