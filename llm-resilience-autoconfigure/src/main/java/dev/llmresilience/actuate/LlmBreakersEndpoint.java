@@ -16,6 +16,7 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.endpoint.ProbeStats;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -44,6 +45,10 @@ public class LlmBreakersEndpoint {
 
 	private final EndpointRegistry endpoints;
 
+	private final BreakerTransitions transitions;
+
+	private final @Nullable DegradationWatch degradation;
+
 	private final @Nullable DeferredQueue deferred;
 
 	private final CallVolumeGuard guard;
@@ -53,21 +58,27 @@ public class LlmBreakersEndpoint {
 	/**
 	 * Create the endpoint with no deferred queue and the guards off.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
-		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
+		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget) {
 		this.endpoints = endpoints;
+		this.transitions = transitions;
+		this.degradation = degradation;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
@@ -85,7 +96,16 @@ public class LlmBreakersEndpoint {
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
-				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()));
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
+				degradation(this.degradation));
+	}
+
+	static Map<String, RouteDegradationDescriptor> degradation(@Nullable DegradationWatch watch) {
+		Map<String, RouteDegradationDescriptor> routes = new LinkedHashMap<>();
+		if (watch != null) {
+			watch.routes().forEach((route, state) -> routes.put(route, RouteDegradationDescriptor.of(state)));
+		}
+		return routes;
 	}
 
 	/**
@@ -127,13 +147,13 @@ public class LlmBreakersEndpoint {
 		return describe(endpoint);
 	}
 
-	static EndpointDescriptor describe(LlmEndpoint endpoint) {
+	EndpointDescriptor describe(LlmEndpoint endpoint) {
 		EndpointSettings settings = endpoint.settings();
 		CircuitBreaker breaker = endpoint.circuitBreaker();
 		CircuitBreaker.Metrics metrics = breaker.getMetrics();
 		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
 		Bulkhead bulkhead = endpoint.bulkhead();
-		LlmEndpoint.Transition transition = endpoint.lastTransition();
+		BreakerTransitions.Transition transition = this.transitions.last(endpoint.name());
 		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
 				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
 				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
@@ -144,7 +164,8 @@ public class LlmBreakersEndpoint {
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
-				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList(), probes(endpoint.probes()));
+				this.transitions.recent(endpoint.name()).stream().map(LlmBreakersEndpoint::describe).toList(),
+				probes(endpoint.probes()));
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {
@@ -152,7 +173,7 @@ public class LlmBreakersEndpoint {
 				probes.lastAt(), (probes.lastOutcome() != null) ? probes.lastOutcome().name() : null);
 	}
 
-	private static TransitionDescriptor describe(LlmEndpoint.Transition transition) {
+	private static TransitionDescriptor describe(BreakerTransitions.Transition transition) {
 		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
 				transition.failureRate(), transition.bufferedCalls());
 	}
@@ -165,9 +186,11 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param degradation each route's share of degraded answers and its current run of them
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
-			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget) {
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			Map<String, RouteDegradationDescriptor> degradation) {
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import java.time.Clock;
@@ -8,6 +9,7 @@ import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -29,9 +31,10 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
-	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
+	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
 			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
-		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
+		return new LlmBreakersEndpoint(endpoints, transitions, degradation.getIfAvailable(), deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
 	}
 
