@@ -12,15 +12,12 @@ import java.util.Map;
 import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.endpoint.ProbeStats;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
-import io.github.resilience4j.bulkhead.Bulkhead;
+import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -47,6 +44,10 @@ public class LlmBreakersEndpoint {
 
 	private final EndpointRegistry endpoints;
 
+	private final EndpointDescriptions descriptions;
+
+	private final @Nullable DegradationWatch degradation;
+
 	private final @Nullable DeferredQueue deferred;
 
 	private final CallVolumeGuard guard;
@@ -60,24 +61,30 @@ public class LlmBreakersEndpoint {
 	/**
 	 * Create the endpoint with no deferred queue, the guards off and every route in its order.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
-		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()), RouteBalancer.priority(endpoints),
-				ConcurrencyLimit.off());
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
+		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()),
+				RouteBalancer.priority(endpoints), ConcurrencyLimit.off());
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
 	 * @param balancer the routes' balancer
 	 * @param limit the limit on gateway calls in flight
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit) {
 		this.endpoints = endpoints;
+		this.descriptions = new EndpointDescriptions(transitions);
+		this.degradation = degradation;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
@@ -92,13 +99,14 @@ public class LlmBreakersEndpoint {
 	@ReadOperation
 	public BreakersDescriptor breakers() {
 		Map<String, EndpointDescriptor> descriptors = new LinkedHashMap<>();
-		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), describe(endpoint)));
+		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), this.descriptions.describe(endpoint)));
 		return new BreakersDescriptor(descriptors, this.endpoints.routeNames(),
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
-				RouteBalanceDescriptor.of(this.balancer.report()), ConcurrencyDescriptor.of(this.limit));
+				RouteDegradationDescriptor.of(this.degradation), RouteBalanceDescriptor.of(this.balancer.report()),
+				ConcurrencyDescriptor.of(this.limit));
 	}
 
 	/**
@@ -109,7 +117,7 @@ public class LlmBreakersEndpoint {
 	@ReadOperation
 	public @Nullable EndpointDescriptor breaker(@Selector String name) {
 		LlmEndpoint endpoint = this.endpoints.endpoint(name);
-		return (endpoint != null) ? describe(endpoint) : null;
+		return (endpoint != null) ? this.descriptions.describe(endpoint) : null;
 	}
 
 	/**
@@ -137,37 +145,7 @@ public class LlmBreakersEndpoint {
 				throw new InvalidEndpointRequestException(message, message);
 			}
 		}
-		return describe(endpoint);
-	}
-
-	static EndpointDescriptor describe(LlmEndpoint endpoint) {
-		EndpointSettings settings = endpoint.settings();
-		CircuitBreaker breaker = endpoint.circuitBreaker();
-		CircuitBreaker.Metrics metrics = breaker.getMetrics();
-		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
-		Bulkhead bulkhead = endpoint.bulkhead();
-		LlmEndpoint.Transition transition = endpoint.lastTransition();
-		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
-				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
-				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
-				metrics.getNumberOfNotPermittedCalls(),
-				new ConfigDescriptor(config.getSlidingWindowSize(), config.getMinimumNumberOfCalls(),
-						config.getFailureRateThreshold(), settings.circuitBreaker().waitDurationInOpenState(),
-						config.getPermittedNumberOfCallsInHalfOpenState()),
-				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
-						bulkhead.getMetrics().getAvailableConcurrentCalls()),
-				(transition != null) ? describe(transition) : null,
-				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList(), probes(endpoint.probes()));
-	}
-
-	private static ProbeDescriptor probes(ProbeStats probes) {
-		return new ProbeDescriptor(probes.mode().name(), probes.sent(), probes.succeeded(), probes.failed(),
-				probes.lastAt(), (probes.lastOutcome() != null) ? probes.lastOutcome().name() : null);
-	}
-
-	private static TransitionDescriptor describe(LlmEndpoint.Transition transition) {
-		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
-				transition.failureRate(), transition.bufferedCalls());
+		return this.descriptions.describe(endpoint);
 	}
 
 	/**
@@ -178,12 +156,14 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param degradation each route's share of degraded answers and its current run of them
 	 * @param balancing every route's strategy and the share each endpoint received
 	 * @param concurrency the limit on gateway calls in flight
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
 			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
-			Map<String, RouteBalanceDescriptor> balancing, ConcurrencyDescriptor concurrency) {
+			Map<String, RouteDegradationDescriptor> degradation, Map<String, RouteBalanceDescriptor> balancing,
+			ConcurrencyDescriptor concurrency) {
 	}
 
 	/**

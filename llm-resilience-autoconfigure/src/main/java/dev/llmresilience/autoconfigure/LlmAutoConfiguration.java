@@ -41,6 +41,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -62,7 +63,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LlmProperties.class)
-@Import(DegradationConfiguration.class)
+@Import({ DegradationConfiguration.class, WatchConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -91,9 +92,11 @@ public final class LlmAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	EndpointRegistry llmEndpointRegistry(LlmProperties properties, Environment environment, FailureClassifier classifier,
+	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
 			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
-			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard) {
+			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard,
+			Environment environment, ListableBeanFactory beans) {
+		UnknownKeys.check(environment, beans);
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
 		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(classifier, builders),
@@ -115,8 +118,10 @@ public final class LlmAutoConfiguration {
 			}
 			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		RouteResolver routes = new RouteResolver(properties, RouteForms.of(properties, environment));
-		return new EndpointRegistry(endpoints, routes.routes(settings), resources);
+		Map<String, RouteProperties> forms = RouteForms.of(properties, environment);
+		Map<String, List<String>> routes = new RouteResolver(properties, forms).routes(settings);
+		StartupSummary.log(settings, routes, properties, !forms.containsKey(EndpointRegistry.DEFAULT_ROUTE));
+		return new EndpointRegistry(endpoints, routes, resources);
 	}
 
 	@Bean

@@ -43,6 +43,14 @@ public class LlmProperties {
 	@NestedConfigurationProperty
 	private final HealthProperties health = new HealthProperties();
 
+	/** How degraded each route's answers have been: a meter, health details and a WARN. */
+	@NestedConfigurationProperty
+	private final DegradationProperties degradation = new DegradationProperties();
+
+	/** The live dashboard at /llm/dashboard. */
+	@NestedConfigurationProperty
+	private final DashboardProperties dashboard = new DashboardProperties();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -77,6 +85,14 @@ public class LlmProperties {
 
 	public HealthProperties getHealth() {
 		return this.health;
+	}
+
+	public DegradationProperties getDegradation() {
+		return this.degradation;
+	}
+
+	public DashboardProperties getDashboard() {
+		return this.dashboard;
 	}
 
 	/** Call-volume guard settings. */

@@ -7,6 +7,7 @@ import java.util.Set;
 
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
 
@@ -20,12 +21,25 @@ import org.springframework.core.env.Environment;
  */
 final class RouteForms {
 
+	private static final ConfigurationPropertyName ROUTES = ConfigurationPropertyName.of("llm.routes");
+
 	private static final Set<String> KEYS = Set.of("endpoints", "balance", "order");
 
 	private static final Bindable<Map<String, List<String>>> LISTS = Bindable.of(ResolvableType.forClassWithGenerics(
 			Map.class, ResolvableType.forClass(String.class), ResolvableType.forClassWithGenerics(List.class, String.class)));
 
 	private RouteForms() {
+	}
+
+	/**
+	 * Whether a key is one element of a route in the indexed list form ({@code llm.routes.cheap[0]}),
+	 * which the bean binding leaves unbound and {@link #of} reads.
+	 * @param name the key
+	 * @return true for {@code llm.routes.<name>[<index>]}
+	 */
+	static boolean isListElement(ConfigurationPropertyName name) {
+		return ROUTES.isAncestorOf(name) && name.getNumberOfElements() == ROUTES.getNumberOfElements() + 2
+				&& name.isNumericIndex(ROUTES.getNumberOfElements() + 1);
 	}
 
 	/**

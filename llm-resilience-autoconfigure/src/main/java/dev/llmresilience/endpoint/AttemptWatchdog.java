@@ -78,6 +78,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	private boolean done;
 
+	private boolean subscribed;
+
+	private @Nullable Expiry early;
+
 	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, Bounds bounds, Predicate<? super T> isToken,
 			Function<Expiry, Throwable> errors) {
 		this.actual = actual;
@@ -94,9 +98,24 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	@Override
 	public void onSubscribe(Subscription subscription) {
-		this.upstream = subscription;
+		synchronized (this) {
+			this.upstream = subscription;
+			this.subscribed = true;
+		}
 		this.lastActivity = now();
 		this.actual.onSubscribe(this);
+		Expiry early;
+		synchronized (this) {
+			early = this.early;
+		}
+		if (early != null) {
+			// released before the upstream call had subscribed: stop it now that it has
+			subscription.cancel();
+			synchronized (this) {
+				this.actual.onError(this.errors.apply(early));
+			}
+			return;
+		}
 		sleepUntil(next());
 	}
 
@@ -204,6 +223,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 				return false;
 			}
 			this.done = true;
+			if (!this.subscribed) {
+				this.early = expiry;
+				return true;
+			}
 		}
 		stopTimer();
 		this.upstream.cancel();

@@ -47,6 +47,10 @@ public class LlmMetrics implements LlmGatewayListener {
 	/** Cost of the answers, in the currency of the endpoints' prices, by endpoint. */
 	public static final String COST = "llm.gateway.cost";
 
+	// OpenTelemetry's unit is "{token}", but Prometheus appends the base unit to the name, and
+	// "{token}" became "gen_ai_client_token_usage__token__count".
+	private static final String TOKEN_UNIT = "tokens";
+
 	private final MeterRegistry registry;
 
 	/**
@@ -84,7 +88,7 @@ public class LlmMetrics implements LlmGatewayListener {
 		if (tokens != null) {
 			DistributionSummary.builder(TOKEN_USAGE)
 				.description("Tokens used by one LLM client operation")
-				.baseUnit("{token}")
+				.baseUnit(TOKEN_UNIT)
 				.tags(tags)
 				.tag("gen_ai.token.type", type)
 				.register(this.registry)

@@ -12,11 +12,14 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.test.context.ConfigDataApplicationContextInitializer;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Both forms of {@code llm.routes.<name>} bind: the list form (comma-separated, indexed, a YAML
@@ -85,6 +88,18 @@ class RouteFormsTests {
 				assertThat(context.getBean(RouteBalancer.class).report().get("default").strategy().balance())
 					.isEqualTo(Balance.WEIGHTED);
 			});
+	}
+
+	@Test
+	void anUnknownKeyOfAnObjectFormRouteIsRejectedWhereNoUnknownKeyCheckRan() {
+		// a registry of the application's own skips the start-up check of unknown keys; the balancer still reads the routes
+		MockEnvironment environment = new MockEnvironment().withProperty("llm.routes.spread.endpoints", "a")
+			.withProperty("llm.routes.spread.balanse", "weighted");
+		LlmProperties properties = Binder.get(environment).bind("llm", LlmProperties.class).get();
+		assertThatExceptionOfType(LlmConfigurationException.class).isThrownBy(() -> RouteForms.of(properties, environment))
+			.satisfies((ex) -> assertThat(ex.getProperty()).isEqualTo("llm.routes.spread.balanse"))
+			.withMessageContaining("is not a key of a route")
+			.withMessageContaining("A route takes endpoints, balance and order");
 	}
 
 	private static Map<String, List<String>> routes(ApplicationContext context) {
