@@ -14,6 +14,7 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.endpoint.ProbeStats;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import io.github.resilience4j.bulkhead.Bulkhead;
@@ -44,6 +45,8 @@ public class LlmBreakersEndpoint {
 
 	private final BudgetGuard budget;
 
+	private final Hedging hedging;
+
 	/**
 	 * Create the endpoint with no deferred queue and the guards off.
 	 * @param endpoints the endpoints to report on
@@ -61,10 +64,24 @@ public class LlmBreakersEndpoint {
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget) {
+		this(endpoints, deferred, guard, budget, Hedging.off());
+	}
+
+	/**
+	 * Create the endpoint, with the routes' hedging.
+	 * @param endpoints the endpoints to report on
+	 * @param deferred the deferred queue, or {@code null} when deferral is off
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 * @param hedging which routes hedge, and what their hedges came to
+	 */
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget, Hedging hedging) {
 		this.endpoints = endpoints;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
+		this.hedging = hedging;
 	}
 
 	/**
@@ -79,7 +96,14 @@ public class LlmBreakersEndpoint {
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
-				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()));
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
+				hedges());
+	}
+
+	private Map<String, HedgeDescriptor> hedges() {
+		Map<String, HedgeDescriptor> hedges = new LinkedHashMap<>();
+		this.hedging.report().forEach((route, report) -> hedges.put(route, HedgeDescriptor.of(report)));
+		return hedges;
 	}
 
 	/**
@@ -138,7 +162,8 @@ public class LlmBreakersEndpoint {
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
-				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList(), probes(endpoint.probes()));
+				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList(), probes(endpoint.probes()),
+				FirstTokenDescriptor.of(endpoint.firstTokenTimes()));
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {
@@ -159,9 +184,11 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param hedging every route that hedges its requests, by route
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
-			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget) {
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			Map<String, HedgeDescriptor> hedging) {
 	}
 
 	/**
@@ -211,12 +238,14 @@ public class LlmBreakersEndpoint {
 	 * @param bulkhead the bulkhead
 	 * @param lastTransition the most recent state change, or {@code null}
 	 * @param transitions the most recent state changes, oldest first (at most 10)
+	 * @param probes the breaker's half-open probes
+	 * @param firstToken the recent times to first token
 	 */
 	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
 			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
 			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
 			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
-			ProbeDescriptor probes) {
+			ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
 	}
 
 	/**

@@ -20,6 +20,7 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.Degradation;
 import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.gateway.RouteSelector;
@@ -58,7 +59,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LlmProperties.class)
-@Import(DegradationConfiguration.class)
+@Import({ DegradationConfiguration.class, HedgingConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -119,7 +120,7 @@ public final class LlmAutoConfiguration {
 	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties, RouteSelector routeSelector,
 			CallVolumeGuard guard, BudgetGuard budget, ObjectProvider<FallbackCache> cache,
 			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
-			ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<ObservationRegistry> observations, ObjectProvider<Hedging> hedging) {
 		LlmProperties.Gateway gateway = properties.getGateway();
 		Duration deadline = gateway.getDeadline();
 		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
@@ -132,7 +133,7 @@ public final class LlmAutoConfiguration {
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
 				guard, budget, Clock.systemUTC());
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
-				observations.getIfUnique(() -> ObservationRegistry.NOOP));
+				observations.getIfUnique(() -> ObservationRegistry.NOOP), hedging.getIfAvailable(Hedging::off));
 	}
 
 }

@@ -6,6 +6,7 @@ import java.time.Clock;
 
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 
@@ -30,9 +31,10 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
-			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget) {
+			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget, ObjectProvider<Hedging> hedging) {
 		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
-				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())));
+				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
+				hedging.getIfAvailable(Hedging::off));
 	}
 
 	@Bean

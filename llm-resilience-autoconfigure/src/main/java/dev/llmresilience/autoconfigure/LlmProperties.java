@@ -298,6 +298,14 @@ public class LlmProperties {
 		@NestedConfigurationProperty
 		private final FallbackCache fallbackCache = new FallbackCache();
 
+		/** Hedged requests: a slow first token sends the same request to the route's next endpoint too. */
+		@NestedConfigurationProperty
+		private final HedgeProperties hedge = new HedgeProperties();
+
+		public HedgeProperties getHedge() {
+			return this.hedge;
+		}
+
 		public Deferral getDeferral() {
 			return this.deferral;
 		}

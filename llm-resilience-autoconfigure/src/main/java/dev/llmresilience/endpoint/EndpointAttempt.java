@@ -3,10 +3,10 @@ package dev.llmresilience.endpoint;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
 import dev.llmresilience.chat.Attempt;
-import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
@@ -17,13 +17,14 @@ import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
-import reactor.core.publisher.SignalType;
-import reactor.core.publisher.SynchronousSink;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
 
 /**
  * One attempt on one endpoint, the same for {@code chat}, {@code stream} and the breaker's own
@@ -36,15 +37,19 @@ import reactor.core.scheduler.Schedulers;
  * interruption. The chunk with the finish reason is held back and merged with the usage chunk that
  * follows it.</li>
  * <li>{@link Exposure#CHAT} and {@link Exposure#PROBE}: the answer is assembled and handed on as one
- * chunk at its normal end; the caller has seen nothing before, so any failure may be retried.</li>
+ * {@link Completion} at its normal end; the caller has seen nothing before, so any failure may be
+ * retried.</li>
  * </ul>
  * A stream is a success only when it ends normally, a failure when it breaks, stalls or ends
- * truncated, and nothing at all when the caller cancels it. The duration the breaker sees, for its
- * slow-call rate, is the time to the first token: a long answer is not a slow provider.
+ * truncated, and nothing at all when the caller cancels it (but a slow call when it lost a hedged
+ * request's race). The duration the breaker sees, for its slow-call rate, is the time to the first
+ * token: a long answer is not a slow provider.
+ * <p>
+ * It is one subscriber between the watchdog and the endpoint's retry rather than a chain of
+ * Reactor operators: the success path of every call runs through it, and one object per attempt
+ * costs a fraction of the dozen operators it replaces (see BENCHMARKS.md).
  */
-final class EndpointAttempt {
-
-	private static final String NO_TIME_LEFT = "what is left of the call's deadline cannot fit another attempt";
+final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 
 	/** What the attempt's subscriber sees. */
 	enum Exposure {
@@ -60,33 +65,34 @@ final class EndpointAttempt {
 
 	}
 
+	private static final AtomicIntegerFieldUpdater<EndpointAttempt> ENDED = AtomicIntegerFieldUpdater
+		.newUpdater(EndpointAttempt.class, "ended");
+
+	private static final AtomicIntegerFieldUpdater<EndpointAttempt> DELIVERED = AtomicIntegerFieldUpdater
+		.newUpdater(EndpointAttempt.class, "delivered");
+
+	private static final AtomicLongFieldUpdater<EndpointAttempt> REQUESTED = AtomicLongFieldUpdater
+		.newUpdater(EndpointAttempt.class, "requested");
+
+	private final EndpointCall call;
+
 	private final LlmEndpoint endpoint;
 
 	private final EndpointSettings settings;
-
-	private final ChatRequest request;
-
-	private final Exposure exposure;
-
-	private final CallContext context;
 
 	private final int number;
 
 	private final Scheduler scheduler = Schedulers.parallel();
 
-	private final AtomicBoolean ended = new AtomicBoolean();
-
 	private final Answer answer = new Answer();
 
-	private final StringBuilder leading = new StringBuilder();
+	private CoreSubscriber<Object> actual = Operators.emptySubscriber();
+
+	private @Nullable AttemptWatchdog<Object> watchdog;
 
 	private @Nullable CircuitBreakerPermit permit;
 
-	private @Nullable AttemptWatchdog<CompletionDelta> watchdog;
-
 	private Observation observation = Observation.NOOP;
-
-	private final boolean streaming;
 
 	private long start;
 
@@ -94,69 +100,95 @@ final class EndpointAttempt {
 
 	private volatile boolean started;
 
+	private boolean lostRace;
+
+	private volatile boolean cancelled;
+
 	private boolean emitting;
+
+	private boolean unbounded;
+
+	private @Nullable StringBuilder leading;
 
 	private @Nullable CompletionDelta held;
 
-	private Outcome outcome = Outcome.SUCCESS;
+	private volatile int ended;
 
-	EndpointAttempt(LlmEndpoint endpoint, ChatRequest request, Exposure exposure, CallContext context, int number) {
-		this.endpoint = endpoint;
-		this.settings = endpoint.settings();
-		this.request = request;
-		this.exposure = exposure;
-		this.context = context;
+	private volatile int delivered;
+
+	private volatile long requested;
+
+	private volatile @Nullable Object last;
+
+	EndpointAttempt(EndpointCall call, int number) {
+		this.call = call;
+		this.endpoint = call.endpoint();
+		this.settings = this.endpoint.settings();
 		this.number = number;
-		this.streaming = endpoint.streamsUpstream(exposure);
 	}
 
-	Flux<CompletionDelta> run() {
+	/**
+	 * Run the attempt for its subscriber: refused at once (no call made) when the deadline has run
+	 * out or a permit is missing, else sent upstream.
+	 * @param actual the endpoint call's retry
+	 */
+	void subscribe(CoreSubscriber<Object> actual) {
+		this.actual = actual;
+		CallContext context = this.call.context();
 		long now = now();
-		if (now >= this.context.deadlineNanos()) {
-			return refuse(Outcome.DEADLINE_EXCEEDED, upstream(Outcome.DEADLINE_EXCEEDED,
-					"The call's deadline ran out before this attempt could start"));
+		if (now >= context.deadlineNanos()) {
+			refuse(Outcome.DEADLINE_EXCEEDED, this.call.limits()
+				.upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out before this attempt could start"));
+			return;
 		}
-		boolean user = this.exposure != Exposure.PROBE;
-		if (user && this.endpoint.probesItself() && this.endpoint.circuitBreaker().getState() == CircuitBreaker.State.HALF_OPEN) {
-			return refuse(Outcome.BREAKER_OPEN, notPermitted());
+		boolean user = this.call.exposure() != Exposure.PROBE;
+		CircuitBreaker breaker = this.endpoint.circuitBreaker();
+		if (user && this.endpoint.probesItself() && breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+			refuse(Outcome.BREAKER_OPEN, notPermitted());
+			return;
 		}
-		this.permit = CircuitBreakerPermit.tryAcquire(this.endpoint.circuitBreaker());
-		if (this.permit == null) {
-			return refuse(Outcome.BREAKER_OPEN, notPermitted());
+		CircuitBreakerPermit permit = CircuitBreakerPermit.tryAcquire(breaker);
+		if (permit == null) {
+			refuse(Outcome.BREAKER_OPEN, notPermitted());
+			return;
 		}
-		if (user && this.endpoint.probesItself() && this.permit.fromCurrentHalfOpenState()) {
+		if (user && this.endpoint.probesItself() && permit.fromCurrentHalfOpenState()) {
 			// this call's permit request ended the open state's wait: the probes are the library's
-			this.permit.release();
-			return refuse(Outcome.BREAKER_OPEN, notPermitted());
+			permit.release();
+			refuse(Outcome.BREAKER_OPEN, notPermitted());
+			return;
 		}
 		if (!this.endpoint.bulkhead().tryAcquirePermission()) {
-			this.permit.release();
-			return refuse(Outcome.BULKHEAD_FULL, BulkheadFullException.createBulkheadFullException(this.endpoint.bulkhead()));
+			permit.release();
+			refuse(Outcome.BULKHEAD_FULL, BulkheadFullException.createBulkheadFullException(this.endpoint.bulkhead()));
+			return;
 		}
+		this.permit = permit;
 		this.start = now;
-		this.observation = AttemptObservation.start(this.context.parent(), this.settings, "chat");
-		Flux<CompletionDelta> upstream = Flux.defer(() -> {
-			if (!this.context.guard().tryAcquire()) {
-				return Flux.error(LlmEndpoint.guardTripped(this.settings.name()));
+		this.observation = AttemptObservation.start(context.parent(), this.settings, "chat");
+		AttemptWatchdog<Object> watchdog = this.call.limits().watchdog(this, this.scheduler, now, EndpointAttempt::isToken);
+		this.watchdog = watchdog;
+		upstream(context).subscribe(watchdog);
+		if (!this.started && this.ended == 0) {
+			// still waiting for its first token once the request is on its way: released if the breaker opens
+			this.endpoint.waiting(this, true);
+			if (this.started || this.ended != 0) {
+				this.endpoint.waiting(this, false);
 			}
-			return this.streaming ? this.endpoint.client().stream(this.request)
-					: this.endpoint.client().chat(this.request).map(Answer::deltaOf).flux();
-		});
-		AttemptWatchdog.Bounds bounds = bounds(now);
-		return upstream
-			.transform(Operators.<CompletionDelta, CompletionDelta>lift((scannable, actual) -> watch(actual, bounds)))
-			.doOnNext(this::track)
-			.<CompletionDelta>handle(this::emit)
-			.onErrorResume(this::classify)
-			.concatWith(Flux.defer(this::end))
-			.doOnComplete(() -> finish(this.outcome, null))
-			.doOnError((error) -> finish(FailureClassifier.outcomeOf(error), error))
-			// after the cancel has reached the upstream call: the call has stopped before its permits are free
-			.doFinally((signal) -> {
-				if (signal == SignalType.CANCEL) {
-					cancel();
-				}
-			});
+		}
+	}
+
+	private Publisher<?> upstream(CallContext context) {
+		if (!context.guard().tryAcquire()) {
+			return Flux.error(LlmEndpoint.guardTripped(this.settings.name()));
+		}
+		try {
+			return this.call.streaming() ? this.endpoint.client().stream(this.call.request())
+					: this.endpoint.client().chat(this.call.request());
+		}
+		catch (RuntimeException ex) {
+			return Flux.error(ex);
+		}
 	}
 
 	/**
@@ -164,137 +196,222 @@ final class EndpointAttempt {
 	 * @return true if it was released
 	 */
 	boolean release() {
-		AttemptWatchdog<CompletionDelta> watchdog = this.watchdog;
+		AttemptWatchdog<Object> watchdog = this.watchdog;
 		return watchdog != null && watchdog.release();
 	}
 
-	private AttemptWatchdog<CompletionDelta> watch(CoreSubscriber<? super CompletionDelta> actual,
-			AttemptWatchdog.Bounds bounds) {
-		AttemptWatchdog<CompletionDelta> watchdog = new AttemptWatchdog<>(actual, this.scheduler, bounds,
-				CompletionDelta::hasAnswer, this::expired);
-		this.watchdog = watchdog;
-		this.endpoint.waiting(this, true);
-		return watchdog;
+	@Override
+	public Context currentContext() {
+		return this.actual.currentContext();
 	}
 
-	// Each of the endpoint's bounds, capped at what is left of the call's deadline. Without upstream
-	// streaming the first token comes with the whole answer, so only the attempt's timeout bounds it.
-	private AttemptWatchdog.Bounds bounds(long now) {
-		long attemptBy = (this.exposure == Exposure.STREAM) ? Long.MAX_VALUE : plus(now, timeout());
-		long firstTokenBy = this.streaming ? plus(now, this.settings.firstTokenTimeout())
-				: (this.exposure == Exposure.STREAM) ? plus(now, timeout()) : Long.MAX_VALUE;
-		long deadlineAfter = (this.exposure == Exposure.STREAM) ? this.context.streamDeadlineNanos()
-				: this.context.deadlineNanos();
-		return new AttemptWatchdog.Bounds(firstTokenBy, this.settings.streamIdleTimeout().toNanos(), attemptBy,
-				this.context.deadlineNanos(), deadlineAfter);
+	@Override
+	public void onSubscribe(Subscription subscription) {
+		this.actual.onSubscribe(this);
 	}
 
-	private Duration timeout() {
-		return (this.request.timeout() != null) ? this.request.timeout() : this.settings.timeout();
-	}
-
-	private Throwable expired(AttemptWatchdog.Expiry expiry) {
-		return switch (expiry) {
-			case FIRST_TOKEN -> {
-				if (!this.streaming) {
-					yield upstream(Outcome.TIMEOUT, "Timed out: no answer within " + timeout() + " (timeout)");
-				}
-				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT,
-						"Timed out: no content within " + this.settings.firstTokenTimeout() + " (first-token-timeout)");
-				yield (this.exposure != Exposure.PROBE && this.context.laterEndpointAvailable().getAsBoolean())
-						? timeout.withoutRetry("a later endpoint of the route is available") : timeout;
-			}
-			case IDLE -> upstream(Outcome.TIMEOUT, "Timed out: no chunk for " + this.settings.streamIdleTimeout()
-					+ " (stream-idle-timeout)");
-			case ATTEMPT -> upstream(Outcome.TIMEOUT, "Timed out: no complete answer within " + timeout() + " (timeout)");
-			case DEADLINE -> upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out during the attempt");
-			case RELEASED -> upstream(Outcome.RELEASED, "The breaker of endpoint '" + this.settings.name()
-					+ "' opened while this attempt waited for its first token");
-		};
-	}
-
-	private void track(CompletionDelta delta) {
-		if (!this.started && delta.hasAnswer()) {
-			this.firstToken = now();
-			this.started = true;
-			this.endpoint.waiting(this, false);
-		}
-		this.answer.add(delta);
-	}
-
-	private void emit(CompletionDelta delta, SynchronousSink<CompletionDelta> sink) {
-		if (this.exposure != Exposure.STREAM) {
+	@Override
+	public void onNext(Object element) {
+		if (this.lostRace || this.cancelled) {
 			return;
 		}
+		CompletionDelta delta = null;
+		boolean token;
+		if (element instanceof Completion completion) {
+			this.answer.add(completion);
+			token = Answer.hasAnswer(completion);
+		}
+		else {
+			delta = (CompletionDelta) element;
+			this.answer.add(delta);
+			token = delta.hasAnswer();
+		}
+		if (!this.started && token) {
+			firstToken();
+			if (this.lostRace) {
+				return;
+			}
+		}
+		if (this.call.exposure() == Exposure.STREAM) {
+			relay((delta != null) ? delta : Answer.deltaOf((Completion) element));
+		}
+	}
+
+	private void firstToken() {
+		long now = now();
+		this.firstToken = now;
+		this.started = true;
+		this.endpoint.waiting(this, false);
+		this.endpoint.firstTokenTimes().record(now - this.start);
+		this.lostRace = !this.call.context().race().firstToken();
+	}
+
+	// Nothing before the first token; the first one carries the whitespace before it; the chunk with
+	// the finish reason waits for the usage that may follow. A chunk not passed on is asked for again.
+	private void relay(CompletionDelta delta) {
 		CompletionDelta next = delta;
 		if (!this.emitting) {
 			if (!delta.hasAnswer()) {
-				this.leading.append(delta.content());
+				StringBuilder leading = (this.leading != null) ? this.leading : (this.leading = new StringBuilder());
+				leading.append(delta.content());
+				requestOne();
 				return;
 			}
 			this.emitting = true;
-			next = delta.withContent(this.leading + delta.content());
+			if (this.leading != null && !this.leading.isEmpty()) {
+				next = delta.withContent(this.leading + delta.content());
+			}
 		}
 		if (next.finishReason() != null) {
 			this.held = next;
+			requestOne();
 		}
 		else if (!next.content().isEmpty() || !next.toolCalls().isEmpty()) {
-			sink.next(next.withUsage(null));
+			if (!this.unbounded) {
+				REQUESTED.decrementAndGet(this);
+			}
+			this.actual.onNext((next.usage() != null) ? next.withUsage(null) : next);
+		}
+		else {
+			requestOne();
 		}
 	}
 
-	private Flux<CompletionDelta> classify(Throwable error) {
-		boolean seen = this.exposure == Exposure.STREAM && this.started;
+	private void requestOne() {
+		AttemptWatchdog<Object> watchdog = this.watchdog;
+		if (!this.unbounded && watchdog != null) {
+			watchdog.request(1);
+		}
+	}
+
+	@Override
+	public void onError(Throwable error) {
+		if (this.lostRace || this.cancelled) {
+			return;
+		}
+		boolean seen = this.call.exposure() == Exposure.STREAM && this.started;
 		Throwable classified = this.endpoint.classifier()
 			.classifyStreamError(this.settings.name(), error, seen, this.answer.text(), this.answer.finishReason());
 		if (classified == null) {
-			return Flux.empty();
+			onComplete();
+			return;
 		}
-		return Flux.error(withinDeadline(classified));
+		fail(this.call.limits().withinDeadline(classified, this.number, now()));
 	}
 
-	// No retry that the call's deadline cannot fit, its wait and its own bound included: the time is
-	// better left to the route's next endpoint, which is tried with whatever is left.
-	private Throwable withinDeadline(Throwable error) {
-		if (!(error instanceof LlmUpstreamException upstream) || !FailureClassifier.isRetryable(error,
-				this.settings.retry().maxRetryAfter()) || this.number >= this.settings.retry().maxAttempts()
-				|| this.context.deadlineNanos() == Long.MAX_VALUE) {
-			return error;
+	@Override
+	public void onComplete() {
+		if (this.lostRace || this.cancelled) {
+			return;
 		}
-		EndpointSettings.RetrySettings retry = this.settings.retry();
-		long waitMillis = (upstream.retryAfter() != null) ? upstream.retryAfter().toMillis()
-				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(this.number) * (1 + retry.jitter())));
-		Duration bound = (this.exposure == Exposure.STREAM && this.streaming) ? this.settings.firstTokenTimeout()
-				: timeout();
-		long needed = TimeUnit.MILLISECONDS.toNanos(waitMillis) + bound.toNanos();
-		return (this.context.deadlineNanos() - now() < needed) ? upstream.withoutRetry(NO_TIME_LEFT) : error;
-	}
-
-	private Flux<CompletionDelta> end() {
-		if (this.exposure == Exposure.STREAM) {
-			this.outcome = this.endpoint.classifier()
-				.classifyStreamEnd(this.settings.name(), this.started, this.answer.finishReason());
-			CompletionDelta last = this.held;
-			finish(this.outcome, null);
-			if (last == null && this.answer.usage() == null) {
-				return Flux.empty();
+		if (this.call.exposure() == Exposure.STREAM) {
+			Outcome outcome;
+			try {
+				outcome = this.endpoint.classifier()
+					.classifyStreamEnd(this.settings.name(), this.started, this.answer.finishReason());
 			}
-			return Flux.just((last != null) ? last.withUsage(this.answer.usage())
+			catch (RuntimeException ex) {
+				fail(ex);
+				return;
+			}
+			CompletionDelta held = this.held;
+			Completion completion = this.answer.completion();
+			finish(outcome, null, completion);
+			if (held == null && this.answer.usage() == null) {
+				this.actual.onComplete();
+				return;
+			}
+			deliver((held != null) ? held.withUsage(this.answer.usage())
 					: new CompletionDelta("", List.of(), null, this.answer.usage(), this.answer.model()));
+			return;
 		}
 		LlmUpstreamException failure = this.endpoint.classifier()
 			.classifyCompletion(this.settings.name(), true, this.answer.text(), this.answer.hasToolCalls(),
 					this.answer.finishReason());
-		if (failure != null && !(this.exposure == Exposure.PROBE && failure.outcome() == Outcome.EMPTY_RESPONSE)) {
-			return Flux.error(failure);
+		if (failure != null && !(this.call.exposure() == Exposure.PROBE && failure.outcome() == Outcome.EMPTY_RESPONSE)) {
+			fail(failure);
+			return;
 		}
 		// recorded before the answer travels on: a caller that takes it and lets go still leaves a success
-		finish(Outcome.SUCCESS, null);
-		return Flux.just(this.answer.asDelta());
+		finish(Outcome.SUCCESS, null, this.answer.completion());
+		deliver(this.answer.chatCompletion());
 	}
 
-	private void finish(Outcome outcome, @Nullable Throwable error) {
-		if (!this.ended.compareAndSet(false, true)) {
+	private void fail(Throwable error) {
+		finish(FailureClassifier.outcomeOf(error), error, null);
+		this.actual.onError(error);
+	}
+
+	// The answer's last element needs demand: it waits for a request when none is left.
+	private void deliver(Object element) {
+		this.last = element;
+		tryDeliver();
+	}
+
+	private void tryDeliver() {
+		Object element = this.last;
+		if (element != null && this.requested > 0 && DELIVERED.compareAndSet(this, 0, 1)) {
+			this.actual.onNext(element);
+			this.actual.onComplete();
+		}
+	}
+
+	@Override
+	public void request(long n) {
+		if (!Operators.validate(n)) {
+			return;
+		}
+		if (n == Long.MAX_VALUE) {
+			this.unbounded = true;
+		}
+		Operators.addCap(REQUESTED, this, n);
+		AttemptWatchdog<Object> watchdog = this.watchdog;
+		if (watchdog != null) {
+			// chat hands on one answer at the end: everything upstream is read as it comes
+			watchdog.request((this.call.exposure() == Exposure.STREAM) ? n : Long.MAX_VALUE);
+		}
+		tryDeliver();
+	}
+
+	@Override
+	public void cancel() {
+		this.cancelled = true;
+		AttemptWatchdog<Object> watchdog = this.watchdog;
+		if (watchdog != null) {
+			// the cancel reaches the upstream call before the permits are free: the call has stopped
+			watchdog.cancel();
+		}
+		if (!ENDED.compareAndSet(this, 0, 1)) {
+			return;
+		}
+		this.endpoint.waiting(this, false);
+		CircuitBreakerPermit permit = this.permit;
+		if (this.lostRace || this.call.context().race().lost()) {
+			lost(permit);
+			return;
+		}
+		if (permit != null) {
+			permit.release();
+		}
+		this.endpoint.bulkhead().onComplete();
+		AttemptObservation.cancelled(this.observation, this.settings.model());
+	}
+
+	// The other side of a hedged request won: a slow call for the breaker, whatever its real length.
+	private void lost(@Nullable CircuitBreakerPermit permit) {
+		long elapsed = now() - this.start;
+		if (permit != null) {
+			long slow = this.endpoint.circuitBreaker().getCircuitBreakerConfig().getSlowCallDurationThreshold().toNanos();
+			permit.succeeded(Math.max(elapsed, slow + 1));
+		}
+		this.endpoint.bulkhead().onComplete();
+		AttemptObservation.stop(this.observation, Outcome.HEDGE_LOST, null, this.settings.model());
+		this.call.context().onAttempt().accept(new Attempt(this.settings.name(), Outcome.HEDGE_LOST,
+				Duration.ofNanos(elapsed)), null);
+	}
+
+	private void finish(Outcome outcome, @Nullable Throwable error, @Nullable Completion completion) {
+		if (!ENDED.compareAndSet(this, 0, 1)) {
 			return;
 		}
 		this.endpoint.waiting(this, false);
@@ -320,47 +437,30 @@ final class EndpointAttempt {
 		}
 		this.endpoint.bulkhead().onComplete();
 		AttemptObservation.stop(this.observation, outcome, error, this.settings.model());
-		Completion completion = (error == null) ? this.answer.completion() : null;
-		this.context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)),
-				completion);
-		if (error instanceof LlmUpstreamException upstream && NO_TIME_LEFT.equals(upstream.noRetry())) {
+		CallContext context = this.call.context();
+		context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)),
+				(error == null) ? completion : null);
+		if (error instanceof LlmUpstreamException upstream && AttemptLimits.NO_TIME_LEFT.equals(upstream.noRetry())) {
 			// the retry the deadline could not fit, refused as the attempt it would have been
-			this.context.onAttempt().accept(new Attempt(this.settings.name(), Outcome.DEADLINE_EXCEEDED, Duration.ZERO),
-					null);
+			context.onAttempt().accept(new Attempt(this.settings.name(), Outcome.DEADLINE_EXCEEDED, Duration.ZERO), null);
 		}
 	}
 
-	private void cancel() {
-		if (this.ended.compareAndSet(false, true)) {
-			this.endpoint.waiting(this, false);
-			if (this.permit != null) {
-				this.permit.release();
-			}
-			this.endpoint.bulkhead().onComplete();
-			AttemptObservation.cancelled(this.observation, this.settings.model());
-		}
-	}
-
-	private Flux<CompletionDelta> refuse(Outcome outcome, Throwable error) {
-		this.context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ZERO), null);
-		return Flux.error(error);
+	private void refuse(Outcome outcome, Throwable error) {
+		this.call.context().onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ZERO), null);
+		Operators.error(this.actual, error);
 	}
 
 	private CallNotPermittedException notPermitted() {
 		return CallNotPermittedException.createCallNotPermittedException(this.endpoint.circuitBreaker());
 	}
 
-	private LlmUpstreamException upstream(Outcome outcome, String message) {
-		return new LlmUpstreamException(this.settings.name(), outcome, 0, null, message, null);
-	}
-
 	private long now() {
 		return this.scheduler.now(TimeUnit.NANOSECONDS);
 	}
 
-	private static long plus(long at, Duration duration) {
-		long nanos = duration.toNanos();
-		return (Long.MAX_VALUE - at < nanos) ? Long.MAX_VALUE : at + nanos;
+	private static boolean isToken(Object element) {
+		return (element instanceof CompletionDelta delta) ? delta.hasAnswer() : Answer.hasAnswer((Completion) element);
 	}
 
 }

@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
@@ -23,7 +22,6 @@ import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
-import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -73,6 +71,8 @@ public final class LlmEndpoint {
 
 	private final Deque<Transition> transitions = new ArrayDeque<>();
 
+	private final FirstTokenTimes firstTokenTimes = new FirstTokenTimes();
+
 	/**
 	 * Create an endpoint whose probes, if its settings say the library sends them, pass no guard.
 	 * @param settings its settings
@@ -121,7 +121,7 @@ public final class LlmEndpoint {
 	 * @return the completion, or the last attempt's classified error
 	 */
 	public Mono<Completion> chat(ChatRequest request, CallContext context) {
-		return attempts(request, EndpointAttempt.Exposure.CHAT, context).single().map(Answer::completionOf);
+		return EndpointCall.chat(this, request, EndpointAttempt.Exposure.CHAT, context);
 	}
 
 	/**
@@ -145,7 +145,7 @@ public final class LlmEndpoint {
 	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
 	 */
 	public Flux<CompletionDelta> stream(ChatRequest request, CallContext context) {
-		return attempts(request, EndpointAttempt.Exposure.STREAM, context);
+		return EndpointCall.stream(this, request, context);
 	}
 
 	/**
@@ -171,17 +171,7 @@ public final class LlmEndpoint {
 
 	// One probe attempt: not retried, let through the half-open state that users' calls may not pass.
 	Mono<Completion> probe(ChatRequest request, CallContext context) {
-		return Flux.defer(() -> new EndpointAttempt(this, request, EndpointAttempt.Exposure.PROBE, context, 1).run())
-			.single()
-			.map(Answer::completionOf);
-	}
-
-	private Flux<CompletionDelta> attempts(ChatRequest request, EndpointAttempt.Exposure exposure, CallContext context) {
-		return Flux.defer(() -> {
-			AtomicInteger number = new AtomicInteger();
-			return Flux.defer(() -> new EndpointAttempt(this, request, exposure, context, number.incrementAndGet()).run())
-				.transformDeferred(RetryOperator.of(this.retry));
-		});
+		return EndpointCall.chat(this, request, EndpointAttempt.Exposure.PROBE, context);
 	}
 
 	static LlmUpstreamException guardTripped(String endpoint) {
@@ -303,6 +293,14 @@ public final class LlmEndpoint {
 	 */
 	public Bulkhead bulkhead() {
 		return this.bulkhead;
+	}
+
+	/**
+	 * How long this endpoint's recent attempts waited for their first token.
+	 * @return the first-token times
+	 */
+	public FirstTokenTimes firstTokenTimes() {
+		return this.firstTokenTimes;
 	}
 
 	/**

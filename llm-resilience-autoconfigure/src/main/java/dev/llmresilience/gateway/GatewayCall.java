@@ -5,6 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import dev.llmresilience.chat.Attempt;
@@ -25,6 +28,7 @@ import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -41,9 +45,13 @@ import reactor.core.scheduler.Schedulers;
  * the route's next endpoints are asked to continue the partial answer (sent as an assistant
  * message) and only the continuation is relayed, as {@link Tier#FALLBACK}. The deadline bounds a
  * chat call whole and a stream until its first token; the request's own deadline also bounds a
- * whole stream.
+ * whole stream. The chat walk is a {@link ChatWalk}; on a route that hedges, each endpoint with a
+ * next one is raced against it by a {@link Hedge}, chat and stream alike.
  */
 final class GatewayCall {
+
+	private static final AtomicIntegerFieldUpdater<GatewayCall> STOPPED = AtomicIntegerFieldUpdater
+		.newUpdater(GatewayCall.class, "stopped");
 
 	private static final Log logger = LogFactory.getLog(GatewayCall.class);
 
@@ -71,7 +79,11 @@ final class GatewayCall {
 
 	private boolean streaming;
 
-	private final StringBuilder text = new StringBuilder();
+	private final @Nullable HedgePolicy hedging;
+
+	private volatile int stopped;
+
+	private final StringBuilder text = new StringBuilder(0);
 
 	private String prefix = "";
 
@@ -90,6 +102,7 @@ final class GatewayCall {
 		Duration deadline = (request.deadline() != null) ? request.deadline() : gateway.settings().deadline();
 		this.deadlineNanos = plus(this.start, deadline);
 		this.streamDeadlineNanos = (request.deadline() != null) ? plus(this.start, request.deadline()) : Long.MAX_VALUE;
+		this.hedging = gateway.hedging().route(route);
 	}
 
 	/**
@@ -98,9 +111,7 @@ final class GatewayCall {
 	 * @return the answer
 	 */
 	Mono<ChatResponse> chat(Function<ChatRequest, Mono<ChatResponse>> again) {
-		return observed(live().switchIfEmpty(Mono.defer(
-				() -> this.gateway.degrader().chat(this.route, this.original, this.attempts, elapsed(), again)))
-			.doOnNext(this::answered));
+		return ChatWalk.chat(this, again);
 	}
 
 	/**
@@ -109,15 +120,7 @@ final class GatewayCall {
 	 * left no room; an error only for a caller error
 	 */
 	Mono<ChatResponse> live() {
-		if (this.gateway.degradation().budget().isTripped()) {
-			return Mono.empty();
-		}
-		return Flux.range(0, this.endpoints.size())
-			.concatMap(this::chatOn)
-			.next()
-			.doOnNext((response) -> this.gateway.degrader().remember(this.route, this.original, response))
-			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.DEGRADE,
-					(error) -> Mono.empty());
+		return ChatWalk.live(this);
 	}
 
 	/**
@@ -126,19 +129,11 @@ final class GatewayCall {
 	 */
 	Flux<ChatChunk> stream() {
 		this.streaming = true;
+		if (this.hedging != null) {
+			this.hedging.recordCall();
+		}
 		Flux<ChatChunk> chunks = this.gateway.degradation().budget().isTripped() ? busy() : walk(0);
 		return observed(chunks);
-	}
-
-	private Mono<ChatResponse> chatOn(int index) {
-		LlmEndpoint endpoint = this.endpoints.get(index);
-		return endpoint.chat(this.original, context(index))
-			.map((completion) -> answer(endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion))
-			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK,
-					(error) -> {
-						skipped(endpoint, error, "trying the next endpoint");
-						return Mono.empty();
-					});
 	}
 
 	private Flux<ChatChunk> walk(int index) {
@@ -146,17 +141,47 @@ final class GatewayCall {
 			return (this.interruption != null) ? Flux.error(this.interruption) : busy();
 		}
 		LlmEndpoint endpoint = this.endpoints.get(index);
-		Tier tier = (index == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
-		return endpoint.stream(this.request, context(index))
-			.map((delta) -> chunk(endpoint, tier, delta))
-			.onErrorResume((error) -> next(endpoint, index, error));
+		if (this.hedging == null || index + 1 >= this.endpoints.size()) {
+			Tier tier = (index == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
+			return endpoint.stream(this.request, context(index, CallContext.Race.NONE))
+				.map((delta) -> chunk(endpoint, tier, delta))
+				.onErrorResume((error) -> next(endpoint, index, error));
+		}
+		LlmEndpoint next = this.endpoints.get(index + 1);
+		ChatRequest request = this.request;
+		HedgePolicy hedging = this.hedging;
+		Hedge<CompletionDelta> hedge = new Hedge<>((race) -> endpoint.stream(request, context(index, race)),
+				(race) -> next.stream(request, context(index + 1, race)), hedging.delayNanos(endpoint),
+				next::admitsCalls, hedging, (outcome) -> hedged(hedging, outcome, endpoint, next));
+		Flux<CompletionDelta> raced = new Flux<>() {
+
+			@Override
+			public void subscribe(CoreSubscriber<? super CompletionDelta> actual) {
+				hedge.start(actual);
+			}
+
+		};
+		return raced.map((delta) -> {
+			int answering = index + Math.max(0, hedge.winner());
+			Tier tier = (answering == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
+			return chunk(this.endpoints.get(answering), tier, delta);
+		}).onErrorResume((error) -> {
+			// after a hedge the walk goes on past both endpoints
+			int failed = index + ((hedge.winner() > 0 || (hedge.winner() < 0 && hedge.hedged())) ? 1 : 0);
+			return next(this.endpoints.get(failed), index + (hedge.hedged() ? 1 : 0), error);
+		});
 	}
 
-	private CallContext context(int index) {
-		LlmEndpoint endpoint = this.endpoints.get(index);
-		return new CallContext((attempt, completion) -> attempted(endpoint.settings(), attempt, completion),
-				this.observation, this.deadlineNanos, this.streamDeadlineNanos, this.gateway.degradation().guard(),
-				() -> this.endpoints.subList(index + 1, this.endpoints.size()).stream().anyMatch(LlmEndpoint::admitsCalls));
+	CallContext context(int index, CallContext.Race race) {
+		Leg leg = new Leg(index);
+		return new CallContext(leg, this.observation, this.deadlineNanos, this.streamDeadlineNanos,
+				this.gateway.degradation().guard(), leg, race);
+	}
+
+	// A hedge that was sent or refused: to the route's counts and the listeners.
+	void hedged(HedgePolicy policy, HedgeOutcome outcome, LlmEndpoint first, LlmEndpoint second) {
+		policy.count(outcome);
+		this.gateway.listeners().onHedge(this.route, first.name(), second.name(), outcome);
 	}
 
 	// Each attempt as it ends: to the listeners, and a successful one's tokens to the budget.
@@ -180,7 +205,7 @@ final class GatewayCall {
 		}
 	}
 
-	private ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
+	ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
 		return new ChatResponse(completion.content(), endpoint.name(),
 				(completion.model() != null) ? completion.model() : endpoint.settings().model(), tier,
 				completion.finishReason(), completion.toolCalls(), completion.usage(), this.cost, elapsed(),
@@ -234,29 +259,35 @@ final class GatewayCall {
 			.flux();
 	}
 
-	private void answered(ChatResponse response) {
+	void answered(ChatResponse response) {
 		GatewayObservations.answered(this.observation, response);
 		this.gateway.listeners().onResponse(this.route, response);
 	}
 
-	private Mono<ChatResponse> observed(Mono<ChatResponse> call) {
-		return call.doOnSubscribe((subscription) -> this.observation.start())
-			.doOnError(this::failed)
-			.doFinally((signal) -> this.observation.stop());
-	}
-
 	private Flux<ChatChunk> observed(Flux<ChatChunk> call) {
-		return call.doOnSubscribe((subscription) -> this.observation.start())
+		return call.doOnSubscribe((subscription) -> start())
 			.doOnError(this::failed)
-			.doFinally((signal) -> this.observation.stop());
+			.doFinally((signal) -> stop());
 	}
 
-	private void failed(Throwable error) {
+	/** Start the call's observation. */
+	void start() {
+		this.observation.start();
+	}
+
+	/** Stop the call's observation, once. */
+	void stop() {
+		if (STOPPED.compareAndSet(this, 0, 1)) {
+			this.observation.stop();
+		}
+	}
+
+	void failed(Throwable error) {
 		this.observation.error(error);
 		this.gateway.listeners().onError(this.route, error);
 	}
 
-	private void skipped(LlmEndpoint endpoint, Throwable error, String next) {
+	void skipped(LlmEndpoint endpoint, Throwable error, String next) {
 		Outcome outcome = FailureClassifier.outcomeOf(error);
 		if (outcome == Outcome.CONFIGURATION_ERROR) {
 			this.gateway.warnings().warn(endpoint.name(), error);
@@ -267,8 +298,62 @@ final class GatewayCall {
 		}
 	}
 
-	private Duration elapsed() {
+	Duration elapsed() {
 		return Duration.ofNanos(now() - this.start);
+	}
+
+	String route() {
+		return this.route;
+	}
+
+	List<LlmEndpoint> endpoints() {
+		return this.endpoints;
+	}
+
+	ChatRequest original() {
+		return this.original;
+	}
+
+	GatewayContext gateway() {
+		return this.gateway;
+	}
+
+	List<Attempt> attempts() {
+		return this.attempts;
+	}
+
+	@Nullable HedgePolicy hedging() {
+		return this.hedging;
+	}
+
+	/**
+	 * What one endpoint's attempts tell the call: each attempt as it ends, and whether a later
+	 * endpoint would take the call now.
+	 */
+	private final class Leg implements BiConsumer<Attempt, @Nullable Completion>, BooleanSupplier {
+
+		private final int index;
+
+		Leg(int index) {
+			this.index = index;
+		}
+
+		@Override
+		public void accept(Attempt attempt, @Nullable Completion completion) {
+			attempted(GatewayCall.this.endpoints.get(this.index).settings(), attempt, completion);
+		}
+
+		@Override
+		public boolean getAsBoolean() {
+			List<LlmEndpoint> endpoints = GatewayCall.this.endpoints;
+			for (int i = this.index + 1; i < endpoints.size(); i++) {
+				if (endpoints.get(i).admitsCalls()) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 	private static long plus(long at, Duration duration) {

@@ -23,6 +23,9 @@ public final class GatewayObservations {
 	}
 
 	static Observation call(ObservationRegistry registry, String route) {
+		if (registry.isNoop()) {
+			return Observation.NOOP;
+		}
 		return Observation.createNotStarted(CALL, registry)
 			.contextualName("llm " + route)
 			.lowCardinalityKeyValue("llm.route", route);
