@@ -1,9 +1,12 @@
 package dev.llmresilience.actuate;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 import dev.llmresilience.gateway.HedgeReport;
 import dev.llmresilience.gateway.HedgeSettings;
+import dev.llmresilience.gateway.Hedging;
 
 /**
  * One route's hedging in {@code /actuator/llmbreakers}: how it hedges, its budget now, and what its
@@ -25,6 +28,12 @@ import dev.llmresilience.gateway.HedgeSettings;
 public record HedgeDescriptor(String delay, double percentile, Duration fixedDelay, Duration minDelay, double maxRatio,
 		Duration window, long callsInWindow, long hedgesInWindow, long hedgeWon, long firstWon, long noWinner,
 		long refused) {
+
+	static Map<String, HedgeDescriptor> of(Hedging hedging) {
+		Map<String, HedgeDescriptor> hedges = new LinkedHashMap<>();
+		hedging.report().forEach((route, report) -> hedges.put(route, of(report)));
+		return hedges;
+	}
 
 	static HedgeDescriptor of(HedgeReport report) {
 		HedgeSettings settings = report.settings();

@@ -97,13 +97,7 @@ public class LlmBreakersEndpoint {
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
-				hedges());
-	}
-
-	private Map<String, HedgeDescriptor> hedges() {
-		Map<String, HedgeDescriptor> hedges = new LinkedHashMap<>();
-		this.hedging.report().forEach((route, report) -> hedges.put(route, HedgeDescriptor.of(report)));
-		return hedges;
+				HedgeDescriptor.of(this.hedging));
 	}
 
 	/**

@@ -1,36 +1,26 @@
 package dev.llmresilience.endpoint;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
-import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
-import io.github.resilience4j.bulkhead.BulkheadFullException;
-import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
-import reactor.core.scheduler.Scheduler;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
 /**
  * One attempt on one endpoint, the same for {@code chat}, {@code stream} and the breaker's own
- * probes: it takes the breaker's and the bulkhead's permits, a call-volume guard permit, sends the
- * request upstream (as a stream when the endpoint can), bounds it with one {@link AttemptWatchdog},
- * classifies how it ended, records it in the breaker and gives both permits back exactly once.
+ * probes: admitted and accounted for by {@link AttemptAccounting}, it takes a call-volume guard
+ * permit, sends the request upstream (as a stream when the endpoint can), bounds it with one
+ * {@link AttemptWatchdog} and classifies how it ended.
  * <ul>
  * <li>{@link Exposure#STREAM}: nothing reaches the subscriber before the first chunk that carries
  * part of the answer, so a failure before it can be retried unseen; after it, a failure is an
@@ -40,33 +30,23 @@ import reactor.util.context.Context;
  * {@link Completion} at its normal end; the caller has seen nothing before, so any failure may be
  * retried.</li>
  * </ul>
- * A stream is a success only when it ends normally, a failure when it breaks, stalls or ends
- * truncated, and nothing at all when the caller cancels it (but a slow call when it lost a hedged
- * request's race). The duration the breaker sees, for its slow-call rate, is the time to the first
- * token: a long answer is not a slow provider.
- * <p>
- * It is one subscriber between the watchdog and the endpoint's retry rather than a chain of
- * Reactor operators: the success path of every call runs through it, and one object per attempt
- * costs a fraction of the dozen operators it replaces (see BENCHMARKS.md).
+ * A stream succeeds only when it ends normally. The breaker sees the time to the first token: a
+ * long answer is not a slow provider. One subscriber rather than a chain of Reactor operators:
+ * every call's success path runs through it, at a fraction of their cost (see BENCHMARKS.md).
  */
-final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
+final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<Object>, Subscription {
 
 	/** What the attempt's subscriber sees. */
 	enum Exposure {
 
 		/** A chat call: the whole answer at its end. */
 		CHAT,
-
 		/** A streamed call: the chunks from the first token on. */
 		STREAM,
-
 		/** The breaker's own half-open probe: like chat; any normal end of a 2xx answer is a success. */
 		PROBE
 
 	}
-
-	private static final AtomicIntegerFieldUpdater<EndpointAttempt> ENDED = AtomicIntegerFieldUpdater
-		.newUpdater(EndpointAttempt.class, "ended");
 
 	private static final AtomicIntegerFieldUpdater<EndpointAttempt> DELIVERED = AtomicIntegerFieldUpdater
 		.newUpdater(EndpointAttempt.class, "delivered");
@@ -74,15 +54,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 	private static final AtomicLongFieldUpdater<EndpointAttempt> REQUESTED = AtomicLongFieldUpdater
 		.newUpdater(EndpointAttempt.class, "requested");
 
-	private final EndpointCall call;
-
-	private final LlmEndpoint endpoint;
-
-	private final EndpointSettings settings;
-
 	private final int number;
-
-	private final Scheduler scheduler = Schedulers.parallel();
 
 	private final Answer answer = new Answer();
 
@@ -90,29 +62,15 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 
 	private @Nullable AttemptWatchdog<Object> watchdog;
 
-	private @Nullable CircuitBreakerPermit permit;
-
-	private Observation observation = Observation.NOOP;
-
-	private long start;
-
-	private volatile long firstToken = -1;
-
 	private volatile boolean started;
 
 	private boolean lostRace;
 
 	private volatile boolean cancelled;
 
-	private boolean emitting;
-
 	private boolean unbounded;
 
-	private @Nullable StringBuilder leading;
-
-	private @Nullable CompletionDelta held;
-
-	private volatile int ended;
+	private final @Nullable StreamRelay relay;
 
 	private volatile int delivered;
 
@@ -121,10 +79,9 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 	private volatile @Nullable Object last;
 
 	EndpointAttempt(EndpointCall call, int number) {
-		this.call = call;
-		this.endpoint = call.endpoint();
-		this.settings = this.endpoint.settings();
+		super(call);
 		this.number = number;
+		this.relay = (call.exposure() == Exposure.STREAM) ? new StreamRelay() : null;
 	}
 
 	/**
@@ -134,41 +91,15 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 	 */
 	void subscribe(CoreSubscriber<Object> actual) {
 		this.actual = actual;
-		CallContext context = this.call.context();
 		long now = now();
-		if (now >= context.deadlineNanos()) {
-			refuse(Outcome.DEADLINE_EXCEEDED, this.call.limits()
-				.upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out before this attempt could start"));
+		Throwable refused = admit(now);
+		if (refused != null) {
+			Operators.error(actual, refused);
 			return;
 		}
-		boolean user = this.call.exposure() != Exposure.PROBE;
-		CircuitBreaker breaker = this.endpoint.circuitBreaker();
-		if (user && this.endpoint.probesItself() && breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-			refuse(Outcome.BREAKER_OPEN, notPermitted());
-			return;
-		}
-		CircuitBreakerPermit permit = CircuitBreakerPermit.tryAcquire(breaker);
-		if (permit == null) {
-			refuse(Outcome.BREAKER_OPEN, notPermitted());
-			return;
-		}
-		if (user && this.endpoint.probesItself() && permit.fromCurrentHalfOpenState()) {
-			// this call's permit request ended the open state's wait: the probes are the library's
-			permit.release();
-			refuse(Outcome.BREAKER_OPEN, notPermitted());
-			return;
-		}
-		if (!this.endpoint.bulkhead().tryAcquirePermission()) {
-			permit.release();
-			refuse(Outcome.BULKHEAD_FULL, BulkheadFullException.createBulkheadFullException(this.endpoint.bulkhead()));
-			return;
-		}
-		this.permit = permit;
-		this.start = now;
-		this.observation = AttemptObservation.start(context.parent(), this.settings, "chat");
 		AttemptWatchdog<Object> watchdog = this.call.limits().watchdog(this, this.scheduler, now, EndpointAttempt::isToken);
 		this.watchdog = watchdog;
-		upstream(context).subscribe(watchdog);
+		upstream(this.call.context()).subscribe(watchdog);
 		if (!this.started && this.ended == 0) {
 			// still waiting for its first token once the request is on its way: released if the breaker opens
 			this.endpoint.waiting(this, true);
@@ -191,10 +122,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		}
 	}
 
-	/**
-	 * Abandon the attempt if it is still waiting for its first token.
-	 * @return true if it was released
-	 */
+	// Abandon the attempt if it is still waiting for its first token: true if it was released.
 	boolean release() {
 		AttemptWatchdog<Object> watchdog = this.watchdog;
 		return watchdog != null && watchdog.release();
@@ -232,8 +160,18 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 				return;
 			}
 		}
-		if (this.call.exposure() == Exposure.STREAM) {
-			relay((delta != null) ? delta : Answer.deltaOf((Completion) element));
+		StreamRelay relay = this.relay;
+		if (relay != null) {
+			CompletionDelta next = relay.next((delta != null) ? delta : Answer.deltaOf((Completion) element));
+			if (next == null) {
+				requestOne();
+			}
+			else {
+				if (!this.unbounded) {
+					REQUESTED.decrementAndGet(this);
+				}
+				this.actual.onNext(next);
+			}
 		}
 	}
 
@@ -246,37 +184,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		this.lostRace = !this.call.context().race().firstToken();
 	}
 
-	// Nothing before the first token; the first one carries the whitespace before it; the chunk with
-	// the finish reason waits for the usage that may follow. A chunk not passed on is asked for again.
-	private void relay(CompletionDelta delta) {
-		CompletionDelta next = delta;
-		if (!this.emitting) {
-			if (!delta.hasAnswer()) {
-				StringBuilder leading = (this.leading != null) ? this.leading : (this.leading = new StringBuilder());
-				leading.append(delta.content());
-				requestOne();
-				return;
-			}
-			this.emitting = true;
-			if (this.leading != null && !this.leading.isEmpty()) {
-				next = delta.withContent(this.leading + delta.content());
-			}
-		}
-		if (next.finishReason() != null) {
-			this.held = next;
-			requestOne();
-		}
-		else if (!next.content().isEmpty() || !next.toolCalls().isEmpty()) {
-			if (!this.unbounded) {
-				REQUESTED.decrementAndGet(this);
-			}
-			this.actual.onNext((next.usage() != null) ? next.withUsage(null) : next);
-		}
-		else {
-			requestOne();
-		}
-	}
-
+	// a chunk not handed on is asked for again
 	private void requestOne() {
 		AttemptWatchdog<Object> watchdog = this.watchdog;
 		if (!this.unbounded && watchdog != null) {
@@ -304,7 +212,8 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		if (this.lostRace || this.cancelled) {
 			return;
 		}
-		if (this.call.exposure() == Exposure.STREAM) {
+		StreamRelay relay = this.relay;
+		if (relay != null) {
 			Outcome outcome;
 			try {
 				outcome = this.endpoint.classifier()
@@ -314,15 +223,14 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 				fail(ex);
 				return;
 			}
-			CompletionDelta held = this.held;
-			Completion completion = this.answer.completion();
-			finish(outcome, null, completion);
-			if (held == null && this.answer.usage() == null) {
+			finish(outcome, null, this.answer.completion());
+			CompletionDelta last = relay.last(this.answer.usage(), this.answer.model());
+			if (last == null) {
 				this.actual.onComplete();
-				return;
 			}
-			deliver((held != null) ? held.withUsage(this.answer.usage())
-					: new CompletionDelta("", List.of(), null, this.answer.usage(), this.answer.model()));
+			else {
+				deliver(last);
+			}
 			return;
 		}
 		LlmUpstreamException failure = this.endpoint.classifier()
@@ -381,82 +289,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 			// the cancel reaches the upstream call before the permits are free: the call has stopped
 			watchdog.cancel();
 		}
-		if (!ENDED.compareAndSet(this, 0, 1)) {
-			return;
-		}
-		this.endpoint.waiting(this, false);
-		CircuitBreakerPermit permit = this.permit;
-		if (this.lostRace || this.call.context().race().lost()) {
-			lost(permit);
-			return;
-		}
-		if (permit != null) {
-			permit.release();
-		}
-		this.endpoint.bulkhead().onComplete();
-		AttemptObservation.cancelled(this.observation, this.settings.model());
-	}
-
-	// The other side of a hedged request won: a slow call for the breaker, whatever its real length.
-	private void lost(@Nullable CircuitBreakerPermit permit) {
-		long elapsed = now() - this.start;
-		if (permit != null) {
-			long slow = this.endpoint.circuitBreaker().getCircuitBreakerConfig().getSlowCallDurationThreshold().toNanos();
-			permit.succeeded(Math.max(elapsed, slow + 1));
-		}
-		this.endpoint.bulkhead().onComplete();
-		AttemptObservation.stop(this.observation, Outcome.HEDGE_LOST, null, this.settings.model());
-		this.call.context().onAttempt().accept(new Attempt(this.settings.name(), Outcome.HEDGE_LOST,
-				Duration.ofNanos(elapsed)), null);
-	}
-
-	private void finish(Outcome outcome, @Nullable Throwable error, @Nullable Completion completion) {
-		if (!ENDED.compareAndSet(this, 0, 1)) {
-			return;
-		}
-		this.endpoint.waiting(this, false);
-		long firstToken = this.firstToken;
-		long end = now();
-		long measured = ((firstToken >= 0) ? firstToken : end) - this.start;
-		CircuitBreakerPermit permit = this.permit;
-		if (permit != null) {
-			if (outcome == Outcome.DEADLINE_EXCEEDED || outcome == Outcome.RELEASED) {
-				// abandoned by the call, not ended by the provider: nothing to record
-				permit.release();
-			}
-			else if (error != null) {
-				permit.failed(measured, error);
-			}
-			else if (outcome == Outcome.SUCCESS) {
-				permit.succeeded(measured);
-			}
-			else {
-				// a normal end that is neither a success nor a failure (a filtered answer): ignored
-				permit.release();
-			}
-		}
-		this.endpoint.bulkhead().onComplete();
-		AttemptObservation.stop(this.observation, outcome, error, this.settings.model());
-		CallContext context = this.call.context();
-		context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)),
-				(error == null) ? completion : null);
-		if (error instanceof LlmUpstreamException upstream && AttemptLimits.NO_TIME_LEFT.equals(upstream.noRetry())) {
-			// the retry the deadline could not fit, refused as the attempt it would have been
-			context.onAttempt().accept(new Attempt(this.settings.name(), Outcome.DEADLINE_EXCEEDED, Duration.ZERO), null);
-		}
-	}
-
-	private void refuse(Outcome outcome, Throwable error) {
-		this.call.context().onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ZERO), null);
-		Operators.error(this.actual, error);
-	}
-
-	private CallNotPermittedException notPermitted() {
-		return CallNotPermittedException.createCallNotPermittedException(this.endpoint.circuitBreaker());
-	}
-
-	private long now() {
-		return this.scheduler.now(TimeUnit.NANOSECONDS);
+		cancelled(this.lostRace || this.call.context().race().lost());
 	}
 
 	private static boolean isToken(Object element) {

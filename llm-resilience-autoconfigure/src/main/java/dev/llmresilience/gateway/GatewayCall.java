@@ -20,33 +20,21 @@ import dev.llmresilience.endpoint.CallContext;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.LlmStreamInterruptedException;
-import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.Completion;
-import dev.llmresilience.protocol.CompletionDelta;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * One gateway call, chat or stream: one route walk over the route's endpoints in order (each
- * retrying on its own first), one deadline that caps every attempt, one observation, and the same
- * attempt accounting (listeners, cost charged once per successful attempt) for both shapes.
- * <p>
- * A chat call answers with the first endpoint that answers whole, else degrades (cached answer,
- * deferral, BUSY). A stream relays the chunks of the first endpoint that streams its first token;
- * when the stream breaks after that it is never restarted from the beginning: the subscriber gets
- * an {@link LlmStreamInterruptedException} with the text so far, or, with {@code resumeOnFallback},
- * the route's next endpoints are asked to continue the partial answer (sent as an assistant
- * message) and only the continuation is relayed, as {@link Tier#FALLBACK}. The deadline bounds a
- * chat call whole and a stream until its first token; the request's own deadline also bounds a
- * whole stream. The chat walk is a {@link ChatWalk}; on a route that hedges, each endpoint with a
- * next one is raced against it by a {@link Hedge}, chat and stream alike.
+ * One gateway call, chat or stream: what its route walk shares (the route's endpoints in order, one
+ * deadline that caps every attempt, one observation) and the same attempt accounting (listeners,
+ * cost charged once per successful attempt) for both shapes. The walk itself is a {@link ChatWalk}
+ * or a {@link StreamWalk}. The deadline bounds a chat call whole and a stream until its first token;
+ * the request's own deadline also bounds a whole stream.
  */
 final class GatewayCall {
 
@@ -75,28 +63,17 @@ final class GatewayCall {
 
 	private volatile @Nullable BigDecimal cost;
 
-	private ChatRequest request;
-
-	private boolean streaming;
-
 	private final @Nullable HedgePolicy hedging;
 
 	private volatile int stopped;
 
-	private final StringBuilder text = new StringBuilder(0);
-
-	private String prefix = "";
-
-	private boolean toolCalls;
-
-	private @Nullable LlmStreamInterruptedException interruption;
+	private @Nullable StreamWalk stream;
 
 	GatewayCall(String route, List<LlmEndpoint> endpoints, ChatRequest request, GatewayContext gateway,
 			Observation observation) {
 		this.route = route;
 		this.endpoints = endpoints;
 		this.original = request;
-		this.request = request;
 		this.gateway = gateway;
 		this.observation = observation;
 		Duration deadline = (request.deadline() != null) ? request.deadline() : gateway.settings().deadline();
@@ -128,48 +105,11 @@ final class GatewayCall {
 	 * @return the chunks; one BUSY chunk when no endpoint could start
 	 */
 	Flux<ChatChunk> stream() {
-		this.streaming = true;
-		if (this.hedging != null) {
-			this.hedging.recordCall();
-		}
-		Flux<ChatChunk> chunks = this.gateway.degradation().budget().isTripped() ? busy() : walk(0);
-		return observed(chunks);
-	}
-
-	private Flux<ChatChunk> walk(int index) {
-		if (index >= this.endpoints.size()) {
-			return (this.interruption != null) ? Flux.error(this.interruption) : busy();
-		}
-		LlmEndpoint endpoint = this.endpoints.get(index);
-		if (this.hedging == null || index + 1 >= this.endpoints.size()) {
-			Tier tier = (index == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
-			return endpoint.stream(this.request, context(index, CallContext.Race.NONE))
-				.map((delta) -> chunk(endpoint, tier, delta))
-				.onErrorResume((error) -> next(endpoint, index, error));
-		}
-		LlmEndpoint next = this.endpoints.get(index + 1);
-		ChatRequest request = this.request;
-		HedgePolicy hedging = this.hedging;
-		Hedge<CompletionDelta> hedge = new Hedge<>((race) -> endpoint.stream(request, context(index, race)),
-				(race) -> next.stream(request, context(index + 1, race)), hedging.delayNanos(endpoint),
-				next::admitsCalls, hedging, (outcome) -> hedged(hedging, outcome, endpoint, next));
-		Flux<CompletionDelta> raced = new Flux<>() {
-
-			@Override
-			public void subscribe(CoreSubscriber<? super CompletionDelta> actual) {
-				hedge.start(actual);
-			}
-
-		};
-		return raced.map((delta) -> {
-			int answering = index + Math.max(0, hedge.winner());
-			Tier tier = (answering == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
-			return chunk(this.endpoints.get(answering), tier, delta);
-		}).onErrorResume((error) -> {
-			// after a hedge the walk goes on past both endpoints
-			int failed = index + ((hedge.winner() > 0 || (hedge.winner() < 0 && hedge.hedged())) ? 1 : 0);
-			return next(this.endpoints.get(failed), index + (hedge.hedged() ? 1 : 0), error);
-		});
+		StreamWalk stream = new StreamWalk(this);
+		this.stream = stream;
+		return stream.start().doOnSubscribe((subscription) -> start())
+			.doOnError(this::failed)
+			.doFinally((signal) -> stop());
 	}
 
 	CallContext context(int index, CallContext.Race race) {
@@ -195,13 +135,9 @@ final class GatewayCall {
 			}
 		}
 		this.gateway.listeners().onAttempt(this.route, endpoint, attempt, completion);
-		if (this.streaming && completion != null) {
-			// the whole answer, continuation included, once the stream has ended well
-			answered(new ChatResponse(this.prefix + completion.content(), endpoint.name(),
-					(completion.model() != null) ? completion.model() : endpoint.model(),
-					this.attempts.get(0).endpoint().equals(endpoint.name()) ? Tier.PRIMARY : Tier.FALLBACK,
-					completion.finishReason(), completion.toolCalls(), completion.usage(), this.cost, elapsed(),
-					this.attempts, null, null));
+		StreamWalk stream = this.stream;
+		if (stream != null && completion != null) {
+			stream.completed(endpoint, completion);
 		}
 	}
 
@@ -212,62 +148,9 @@ final class GatewayCall {
 				this.attempts, null, null);
 	}
 
-	private ChatChunk chunk(LlmEndpoint endpoint, Tier tier, CompletionDelta delta) {
-		this.text.append(delta.content());
-		this.toolCalls |= !delta.toolCalls().isEmpty();
-		return new ChatChunk(delta.content(), endpoint.name(), tier, delta.finishReason(), delta.usage(),
-				delta.toolCalls());
-	}
-
-	private Flux<ChatChunk> next(LlmEndpoint endpoint, int index, Throwable error) {
-		if (error instanceof LlmStreamInterruptedException broken) {
-			if (broken.getCause() instanceof LlmUpstreamException cut && cut.outcome() == Outcome.DEADLINE_EXCEEDED) {
-				return Flux.error(new LlmStreamInterruptedException(endpoint.name(), Outcome.STREAM_INTERRUPTED,
-						this.text.toString(), "The stream did not finish within the request's deadline of "
-								+ this.original.deadline() + "; the text received is in partial(). Set a longer deadline "
-								+ "on the ChatRequest, or none.", null));
-			}
-			// The subscriber's partial text is everything relayed so far, over every endpoint.
-			this.interruption = new LlmStreamInterruptedException(endpoint.name(), broken.outcome(),
-					this.text.toString(), broken.getMessage(), broken.getCause());
-			if (!this.gateway.settings().resumeOnFallback() || this.toolCalls) {
-				return Flux.error(this.interruption);
-			}
-			skipped(endpoint, error, "continuing the partial answer on the next endpoint");
-			this.prefix = this.text.toString();
-			this.request = this.original.toBuilder().assistant(this.prefix).build();
-			return walk(index + 1);
-		}
-		Outcome.Action action = FailureClassifier.outcomeOf(error).action();
-		if (action == Outcome.Action.FALL_BACK) {
-			skipped(endpoint, error, "trying the next endpoint");
-			return walk(index + 1);
-		}
-		if (action == Outcome.Action.DEGRADE && this.interruption == null) {
-			skipped(endpoint, error, "answering BUSY instead of trying the rest");
-			return busy();
-		}
-		// A continuation the next endpoint refused outright still leaves the caller a broken stream.
-		return Flux.error((this.interruption != null) ? this.interruption : error);
-	}
-
-	private Flux<ChatChunk> busy() {
-		return this.gateway.degrader()
-			.busy(this.route, this.attempts, elapsed())
-			.doOnNext(this::answered)
-			.map((busy) -> new ChatChunk(busy.content(), null, Tier.BUSY, busy.finishReason(), null, List.of()))
-			.flux();
-	}
-
 	void answered(ChatResponse response) {
 		GatewayObservations.answered(this.observation, response);
 		this.gateway.listeners().onResponse(this.route, response);
-	}
-
-	private Flux<ChatChunk> observed(Flux<ChatChunk> call) {
-		return call.doOnSubscribe((subscription) -> start())
-			.doOnError(this::failed)
-			.doFinally((signal) -> stop());
 	}
 
 	/** Start the call's observation. */
@@ -324,6 +207,10 @@ final class GatewayCall {
 
 	@Nullable HedgePolicy hedging() {
 		return this.hedging;
+	}
+
+	@Nullable BigDecimal cost() {
+		return this.cost;
 	}
 
 	/**

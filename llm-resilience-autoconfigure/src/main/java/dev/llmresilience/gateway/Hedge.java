@@ -36,6 +36,8 @@ final class Hedge<T> implements Subscription {
 	private static final AtomicIntegerFieldUpdater<Hedge> WINNER = AtomicIntegerFieldUpdater.newUpdater(Hedge.class,
 			"winner");
 
+	private final Function<CallContext.Race, Publisher<? extends T>> firstCall;
+
 	private final Function<CallContext.Race, Publisher<? extends T>> second;
 
 	private final long delayNanos;
@@ -49,8 +51,6 @@ final class Hedge<T> implements Subscription {
 	private final Side first = new Side(0);
 
 	private final Side other = new Side(1);
-
-	private final Function<CallContext.Race, Publisher<? extends T>> firstCall;
 
 	private CoreSubscriber<? super T> actual = Operators.emptySubscriber();
 
@@ -66,15 +66,8 @@ final class Hedge<T> implements Subscription {
 
 	private long requested;
 
-	/**
-	 * Create a hedge.
-	 * @param first the call on the endpoint tried first, in the race it is given
-	 * @param second the call on the route's next endpoint
-	 * @param delayNanos how long the first may go without a token before the second is sent
-	 * @param secondAdmits whether the next endpoint would take a call now
-	 * @param policy the route's hedging, whose budget a hedge takes
-	 * @param outcomes told how the hedge ended, when one was sent or refused
-	 */
+	// first and second: the calls on the endpoint tried first and on the next one, each in the race
+	// it is given; outcomes: told how the hedge ended, when one was sent or refused
 	Hedge(Function<CallContext.Race, Publisher<? extends T>> first, Function<CallContext.Race, Publisher<? extends T>> second,
 			long delayNanos, BooleanSupplier secondAdmits, HedgePolicy policy, Consumer<HedgeOutcome> outcomes) {
 		this.firstCall = first;
@@ -94,18 +87,12 @@ final class Hedge<T> implements Subscription {
 		}
 	}
 
-	/**
-	 * Whether the request was sent to the second endpoint too.
-	 * @return true once hedged
-	 */
+	// whether the request was sent to the second endpoint too
 	boolean hedged() {
 		return this.hedged;
 	}
 
-	/**
-	 * Which side won.
-	 * @return 0 for the endpoint tried first, 1 for the hedge, -1 when none has
-	 */
+	// 0 for the endpoint tried first, 1 for the hedge, -1 while none has won
 	int winner() {
 		return this.winner;
 	}
