@@ -22,6 +22,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -31,8 +32,13 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, and
  * the routes; a write operation moves a breaker by hand. Shows no API key and no header value.
+ * <p>
+ * Read-only by default, as Boot's own endpoints that change state are: whoever can reach the write
+ * operation can take every provider out of traffic ({@code FORCED_OPEN}) or stop a breaker from
+ * ever opening ({@code DISABLED}). Allow it with
+ * {@code management.endpoint.llmbreakers.access=unrestricted}, behind Spring Security.
  */
-@Endpoint(id = "llmbreakers")
+@Endpoint(id = "llmbreakers", defaultAccess = Access.READ_ONLY)
 public class LlmBreakersEndpoint {
 
 	private static final List<String> STATES = List.of("FORCED_OPEN", "CLOSED", "DISABLED", "RESET");

@@ -64,14 +64,16 @@ class DegradationConfiguration {
 	DeferredStore llmDeferredStore(LlmProperties properties) {
 		Duration retention = properties.getGateway().getDeferral().getRetention();
 		requirePositive("llm.gateway.deferral.retention", retention);
-		return new InMemoryDeferredStore(retention, Clock.systemUTC());
+		int maxRetained = properties.getGateway().getDeferral().getMaxRetained();
+		requireAtLeastOne("llm.gateway.deferral.max-retained", maxRetained);
+		return new InMemoryDeferredStore(retention, maxRetained, Clock.systemUTC());
 	}
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "llm.gateway.deferral.enabled", matchIfMissing = true)
 	DeferredQueue llmDeferredQueue(LlmProperties properties, DeferredStore store, ApplicationEventPublisher events) {
-		LlmProperties.Deferral deferral = properties.getGateway().getDeferral();
+		DeferralProperties deferral = properties.getGateway().getDeferral();
 		requirePositive("llm.gateway.deferral.delay", deferral.getDelay());
 		requireAtLeastOne("llm.gateway.deferral.max-attempts", deferral.getMaxAttempts());
 		requireAtLeastOne("llm.gateway.deferral.capacity", deferral.getCapacity());
@@ -87,7 +89,7 @@ class DegradationConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "llm.gateway.fallback-cache.enabled")
 	FallbackCache llmFallbackCache(LlmProperties properties, ObjectProvider<CacheManager> cacheManager) {
-		LlmProperties.FallbackCache settings = properties.getGateway().getFallbackCache();
+		FallbackCacheProperties settings = properties.getGateway().getFallbackCache();
 		requirePositive("llm.gateway.fallback-cache.ttl", settings.getTtl());
 		CacheManager manager = cacheManager.getIfUnique();
 		if (manager != null) {

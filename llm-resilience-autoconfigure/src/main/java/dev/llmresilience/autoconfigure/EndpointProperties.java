@@ -17,7 +17,7 @@ public class EndpointProperties extends ResilienceProperties {
 	/**
 	 * Base URL of the API, up to and including the version: e.g. https://api.openai.com/v1 (protocol
 	 * openai), https://api.anthropic.com/v1 (anthropic), or the resource's endpoint
-	 * https://my-resource.openai.azure.com (azure-openai). Required.
+	 * https://my-resource.openai.azure.com (azure-openai). Required, except with protocol spring-ai.
 	 */
 	private @Nullable String baseUrl;
 
@@ -36,10 +36,18 @@ public class EndpointProperties extends ResilienceProperties {
 
 	/**
 	 * Wire protocol: "openai" (any OpenAI-compatible chat-completions API), "anthropic" (Anthropic's
-	 * Messages API) or "azure-openai" (Azure OpenAI's deployment API); a bean of type
+	 * Messages API), "azure-openai" (Azure OpenAI's deployment API) or, with Spring AI on the class
+	 * path, "spring-ai" (a Spring AI ChatModel bean, see chat-model-bean); a bean of type
 	 * LlmClientFactory adds another.
 	 */
 	private String protocol = "openai";
+
+	/**
+	 * The name of the Spring AI ChatModel bean that serves the endpoint, e.g. anthropicChatModel.
+	 * Required with protocol spring-ai, and only used by it. Its own retries are switched off: this
+	 * endpoint's retry decides.
+	 */
+	private @Nullable String chatModelBean;
 
 	/** The anthropic-version header sent with each request of protocol anthropic. Default 2023-06-01. */
 	private String anthropicVersion = AnthropicClientFactory.DEFAULT_VERSION;
@@ -101,6 +109,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setProtocol(String protocol) {
 		this.protocol = protocol;
+	}
+
+	public @Nullable String getChatModelBean() {
+		return this.chatModelBean;
+	}
+
+	public void setChatModelBean(@Nullable String chatModelBean) {
+		this.chatModelBean = chatModelBean;
 	}
 
 	public String getAnthropicVersion() {

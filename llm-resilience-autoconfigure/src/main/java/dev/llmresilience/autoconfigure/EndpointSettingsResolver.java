@@ -9,11 +9,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
@@ -27,8 +27,6 @@ import org.springframework.util.unit.DataSize;
  * an {@link LlmConfigurationException} naming the property where it was set.
  */
 final class EndpointSettingsResolver {
-
-	private static final Duration ONE_MILLISECOND = Duration.ofMillis(1);
 
 	private final LlmProperties properties;
 
@@ -116,20 +114,29 @@ final class EndpointSettingsResolver {
 		if (!this.protocols.contains(endpoint.getProtocol())) {
 			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
 					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
-							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM).");
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=spring-ai a Spring AI "
+							+ "ChatModel bean (with Spring AI on the class path).");
 		}
-		URI baseUrl = ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
-		PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		String chatModelBean = SpringAiEndpoints.chatModelBean(prefix, endpoint);
+		URI baseUrl = (chatModelBean != null) ? SpringAiEndpoints.baseUrl(chatModelBean)
+				: ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
+		if (chatModelBean == null) {
+			PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		}
 		String model = endpoint.getModel();
 		if (model == null || model.isBlank()) {
-			throw new LlmConfigurationException(prefix + "model", "is missing",
-					"Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
+			throw new LlmConfigurationException(prefix + "model", "is missing", (chatModelBean != null)
+					? "Set it to the model the ChatModel bean is to ask for (it is sent as its ChatOptions model), e.g. "
+							+ prefix + "model=claude-sonnet-4-5."
+					: "Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
 		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
-		Layers layers = new Layers(prefix, endpoint, this.properties.getDefaults());
-		return new EndpointSettings(name, baseUrl, ApiKey.of(endpoint.getApiKey()), model.trim(),
+		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
+		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
+		return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
 				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
-				endpoint.getHeaders(), price(prefix, endpoint.getPrice()),
+				HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+				price(prefix, endpoint.getPrice()),
 				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
 				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
 				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(10)),
@@ -137,7 +144,12 @@ final class EndpointSettingsResolver {
 				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
 				circuitBreaker(layers), retry(layers), bulkhead(layers),
 				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming, Boolean.TRUE),
-				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion());
+				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
+				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize,
+						DataSize.ofBytes(ClientSettings.DEFAULT_MAX_STREAM_SIZE)),
+				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents,
+						ClientSettings.DEFAULT_MAX_STREAM_EVENTS, 1L),
+				chatModelBean);
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
@@ -146,7 +158,7 @@ final class EndpointSettingsResolver {
 		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
 	}
 
-	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(Layers layers) {
+	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(PropertyLayers layers) {
 		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
 		String minimumKey = "circuit-breaker.minimum-number-of-calls";
 		// Unset, it follows a smaller window down, so that setting only the window is enough.
@@ -166,7 +178,7 @@ final class EndpointSettingsResolver {
 				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe(), EndpointSettings.Probe.SYNTHETIC));
 	}
 
-	private static EndpointSettings.RetrySettings retry(Layers layers) {
+	private static EndpointSettings.RetrySettings retry(PropertyLayers layers) {
 		int maxAttempts = layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 3, 1);
 		Duration initial = layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff(), Duration.ofMillis(500));
 		String multiplierKey = "retry.multiplier";
@@ -186,7 +198,7 @@ final class EndpointSettingsResolver {
 		return new EndpointSettings.RetrySettings(maxAttempts, initial, multiplier, maxBackoff, jitter, maxRetryAfter);
 	}
 
-	private static EndpointSettings.BulkheadSettings bulkhead(Layers layers) {
+	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
 		return new EndpointSettings.BulkheadSettings(
 				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 50, 1),
 				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait(), Duration.ZERO));
@@ -203,79 +215,6 @@ final class EndpointSettingsResolver {
 					"Give prices per million tokens as zero or positive numbers.");
 		}
 		return new EndpointSettings.Price((input != null) ? input : 0, (output != null) ? output : 0);
-	}
-
-	/** Looks a key up in the endpoint, then in {@code llm.defaults}, then takes the built-in default. */
-	private record Layers(String prefix, EndpointProperties endpoint, ResilienceProperties defaults) {
-
-		<T> T value(String key, Function<ResilienceProperties, @Nullable T> getter, T builtIn) {
-			T own = getter.apply(this.endpoint);
-			if (own != null) {
-				return own;
-			}
-			T common = getter.apply(this.defaults);
-			return (common != null) ? common : builtIn;
-		}
-
-		String source(String key, Function<ResilienceProperties, @Nullable Object> getter) {
-			return (getter.apply(this.endpoint) != null) ? this.prefix + key : "llm.defaults." + key;
-		}
-
-		LlmConfigurationException invalid(String key, Function<ResilienceProperties, @Nullable Object> getter,
-				String problem, String action) {
-			return new LlmConfigurationException(source(key, getter), problem, action);
-		}
-
-		Duration positive(String key, Function<ResilienceProperties, @Nullable Duration> getter, Duration builtIn) {
-			Duration value = value(key, getter, builtIn);
-			if (value.isNegative() || value.isZero()) {
-				throw invalid(key, getter::apply, "is " + value + ", but must be positive",
-						"Use a positive duration such as 500ms, 30s or 5m.");
-			}
-			// Netty reads a connect timeout of 0ms as none, and Resilience4j refuses an open state under 1ms.
-			if (value.compareTo(ONE_MILLISECOND) < 0) {
-				throw invalid(key, getter::apply, "is " + value + ", but must be at least 1ms",
-						"Use a duration of 1ms or more, such as 500ms, 30s or 5m.");
-			}
-			return value;
-		}
-
-		Duration notNegative(String key, Function<ResilienceProperties, @Nullable Duration> getter, Duration builtIn) {
-			Duration value = value(key, getter, builtIn);
-			if (value.isNegative()) {
-				throw invalid(key, getter::apply, "is " + value + ", but must not be negative",
-						"Use 0ms or a positive duration.");
-			}
-			return value;
-		}
-
-		int atLeast(String key, Function<ResilienceProperties, @Nullable Integer> getter, int builtIn, int minimum) {
-			int value = value(key, getter, builtIn);
-			if (value < minimum) {
-				throw invalid(key, getter::apply, "is " + value + ", but must be at least " + minimum,
-						"Set it to " + minimum + " or more (built-in default: " + builtIn + ").");
-			}
-			return value;
-		}
-
-		float percent(String key, Function<ResilienceProperties, @Nullable Float> getter, float builtIn) {
-			float value = value(key, getter, builtIn);
-			if (value <= 0 || value > 100) {
-				throw invalid(key, getter::apply, "is " + value + ", outside the range (0, 100]",
-						"Give a percentage above 0 and at most 100, e.g. 50 (built-in default: " + builtIn + ").");
-			}
-			return value;
-		}
-
-		long size(String key, Function<ResilienceProperties, @Nullable DataSize> getter, DataSize builtIn) {
-			DataSize value = value(key, getter, builtIn);
-			if (value.toBytes() < 1024 || value.toBytes() > Integer.MAX_VALUE) {
-				throw invalid(key, getter::apply, "is " + value + ", outside 1KB to 2GB",
-						"Use a size such as 10MB.");
-			}
-			return value.toBytes();
-		}
-
 	}
 
 }

@@ -129,11 +129,21 @@ public final class LlmAutoConfiguration {
 		}
 		GatewaySettings settings = new GatewaySettings(deadline, gateway.getBusyMessage(),
 				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getDeferral().getMessage(),
-				gateway.getStream().isResumeOnFallback());
+				gateway.getStream().isResumeOnFallback(),
+				ceiling("llm.gateway.max-request-timeout", gateway.getMaxRequestTimeout()),
+				ceiling("llm.gateway.max-request-deadline", gateway.getMaxRequestDeadline()));
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
 				guard, budget, Clock.systemUTC());
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
 				observations.getIfUnique(() -> ObservationRegistry.NOOP), hedging.getIfAvailable(Hedging::off));
+	}
+
+	private static Duration ceiling(String property, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new LlmConfigurationException(property, "is " + value + ", but must be positive",
+					"Use the longest duration a caller may ask for in a ChatRequest, such as 10m.");
+		}
+		return value;
 	}
 
 }

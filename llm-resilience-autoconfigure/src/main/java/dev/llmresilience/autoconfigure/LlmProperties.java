@@ -76,77 +76,6 @@ public class LlmProperties {
 		return this.health;
 	}
 
-	/** Deferral settings. */
-	public static class Deferral {
-
-		/** Whether deferrable requests that nothing can answer now are queued (tier DEFERRED). */
-		private boolean enabled = true;
-
-		/** Wait before the first background attempt; each later one waits twice as long as the one before. */
-		private Duration delay = Duration.ofMinutes(5);
-
-		/** Background attempts before a deferred request fails. */
-		private int maxAttempts = 3;
-
-		/** Deferred requests held at once; past it the answer is BUSY. */
-		private int capacity = 1000;
-
-		/** How long the outcome of an ended deferred request can still be fetched by its ticket. */
-		private Duration retention = Duration.ofHours(1);
-
-		/** The content of a DEFERRED answer. */
-		private String message = "Your request is queued and will be answered shortly.";
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public Duration getDelay() {
-			return this.delay;
-		}
-
-		public void setDelay(Duration delay) {
-			this.delay = delay;
-		}
-
-		public int getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(int maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public int getCapacity() {
-			return this.capacity;
-		}
-
-		public void setCapacity(int capacity) {
-			this.capacity = capacity;
-		}
-
-		public Duration getRetention() {
-			return this.retention;
-		}
-
-		public void setRetention(Duration retention) {
-			this.retention = retention;
-		}
-
-		public String getMessage() {
-			return this.message;
-		}
-
-		public void setMessage(String message) {
-			this.message = message;
-		}
-
-	}
-
 	/** Call-volume guard settings. */
 	public static class Guard {
 
@@ -196,55 +125,6 @@ public class LlmProperties {
 
 	}
 
-	/** Last-good-answer cache settings. */
-	public static class FallbackCache {
-
-		/** Whether an earlier answer to the same request is returned (tier CACHED) when nothing live can answer. */
-		private boolean enabled = false;
-
-		/** How long an answer may be served from the cache. */
-		private Duration ttl = Duration.ofHours(1);
-
-		/** Answers kept at most (in-memory cache only; with a CacheManager its own limits apply). */
-		private long maxEntries = 10000;
-
-		/** Name of the cache used when the application has a CacheManager. */
-		private String cacheName = "llm-fallback";
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-		public Duration getTtl() {
-			return this.ttl;
-		}
-
-		public void setTtl(Duration ttl) {
-			this.ttl = ttl;
-		}
-
-		public long getMaxEntries() {
-			return this.maxEntries;
-		}
-
-		public void setMaxEntries(long maxEntries) {
-			this.maxEntries = maxEntries;
-		}
-
-		public String getCacheName() {
-			return this.cacheName;
-		}
-
-		public void setCacheName(String cacheName) {
-			this.cacheName = cacheName;
-		}
-
-	}
-
 	/** Health settings. */
 	public static class Health {
 
@@ -273,6 +153,19 @@ public class LlmProperties {
 		 */
 		private Duration deadline = Duration.ofSeconds(90);
 
+		/**
+		 * Longest per-attempt timeout a ChatRequest may set for itself; a request asking for more is
+		 * refused with LlmInvalidRequestException before any upstream call, so that no caller holds an
+		 * endpoint's bulkhead permit and connection longer than this.
+		 */
+		private Duration maxRequestTimeout = Duration.ofMinutes(10);
+
+		/**
+		 * Longest deadline a ChatRequest may set for itself (for a stream: the whole stream); a
+		 * request asking for more is refused with LlmInvalidRequestException before any upstream call.
+		 */
+		private Duration maxRequestDeadline = Duration.ofMinutes(30);
+
 		/** The content of a BUSY answer. */
 		private String busyMessage = "The service is busy right now. Please try again in a minute.";
 
@@ -284,7 +177,7 @@ public class LlmProperties {
 
 		/** The deferred tier: deferrable requests wait in a queue and complete in the background. */
 		@NestedConfigurationProperty
-		private final Deferral deferral = new Deferral();
+		private final DeferralProperties deferral = new DeferralProperties();
 
 		/** The runaway-loop guard over all upstream calls. */
 		@NestedConfigurationProperty
@@ -296,7 +189,7 @@ public class LlmProperties {
 
 		/** The last-good-answer cache (tier CACHED). */
 		@NestedConfigurationProperty
-		private final FallbackCache fallbackCache = new FallbackCache();
+		private final FallbackCacheProperties fallbackCache = new FallbackCacheProperties();
 
 		/** Hedged requests: a slow first token sends the same request to the route's next endpoint too. */
 		@NestedConfigurationProperty
@@ -306,7 +199,7 @@ public class LlmProperties {
 			return this.hedge;
 		}
 
-		public Deferral getDeferral() {
+		public DeferralProperties getDeferral() {
 			return this.deferral;
 		}
 
@@ -318,7 +211,7 @@ public class LlmProperties {
 			return this.budget;
 		}
 
-		public FallbackCache getFallbackCache() {
+		public FallbackCacheProperties getFallbackCache() {
 			return this.fallbackCache;
 		}
 
@@ -332,6 +225,22 @@ public class LlmProperties {
 
 		public void setDeadline(Duration deadline) {
 			this.deadline = deadline;
+		}
+
+		public Duration getMaxRequestTimeout() {
+			return this.maxRequestTimeout;
+		}
+
+		public void setMaxRequestTimeout(Duration maxRequestTimeout) {
+			this.maxRequestTimeout = maxRequestTimeout;
+		}
+
+		public Duration getMaxRequestDeadline() {
+			return this.maxRequestDeadline;
+		}
+
+		public void setMaxRequestDeadline(Duration maxRequestDeadline) {
+			this.maxRequestDeadline = maxRequestDeadline;
 		}
 
 		public String getBusyMessage() {

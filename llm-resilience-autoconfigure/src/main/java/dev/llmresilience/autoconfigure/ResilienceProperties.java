@@ -50,13 +50,26 @@ public class ResilienceProperties {
 	 */
 	private @Nullable DataSize maxResponseSize;
 
+	/**
+	 * Most bytes one streamed attempt may send in all; past it the attempt fails as a malformed
+	 * answer (retried before the first token, a broken stream after it), so that a faulty provider
+	 * cannot grow memory without bound. Default 64MB.
+	 */
+	private @Nullable DataSize maxStreamSize;
+
+	/**
+	 * Most server-sent events (keep-alive comments included) one streamed attempt may send; past it
+	 * the attempt fails as a malformed answer. Default 200000.
+	 */
+	private @Nullable Long maxStreamEvents;
+
 	/** The endpoint's circuit breaker (Resilience4j, count-based window). */
 	@NestedConfigurationProperty
 	private final CircuitBreaker circuitBreaker = new CircuitBreaker();
 
 	/** Retries of one endpoint, the single place that retries. */
 	@NestedConfigurationProperty
-	private final Retry retry = new Retry();
+	private final RetryProperties retry = new RetryProperties();
 
 	/** The endpoint's bulkhead: a cap on its concurrent calls. */
 	@NestedConfigurationProperty
@@ -110,11 +123,27 @@ public class ResilienceProperties {
 		this.maxResponseSize = maxResponseSize;
 	}
 
+	public @Nullable DataSize getMaxStreamSize() {
+		return this.maxStreamSize;
+	}
+
+	public void setMaxStreamSize(@Nullable DataSize maxStreamSize) {
+		this.maxStreamSize = maxStreamSize;
+	}
+
+	public @Nullable Long getMaxStreamEvents() {
+		return this.maxStreamEvents;
+	}
+
+	public void setMaxStreamEvents(@Nullable Long maxStreamEvents) {
+		this.maxStreamEvents = maxStreamEvents;
+	}
+
 	public CircuitBreaker getCircuitBreaker() {
 		return this.circuitBreaker;
 	}
 
-	public Retry getRetry() {
+	public RetryProperties getRetry() {
 		return this.retry;
 	}
 
@@ -223,80 +252,6 @@ public class ResilienceProperties {
 
 		public void setSlowCallRateThreshold(@Nullable Float slowCallRateThreshold) {
 			this.slowCallRateThreshold = slowCallRateThreshold;
-		}
-
-	}
-
-	/** Retry settings. */
-	public static class Retry {
-
-		/** Attempts on one endpoint in all, the first included; 1 disables retries. Default 3. */
-		private @Nullable Integer maxAttempts;
-
-		/** Wait before the first retry. Default 500ms. */
-		private @Nullable Duration initialBackoff;
-
-		/** Factor applied to the wait after each retry. Default 2.0. */
-		private @Nullable Double multiplier;
-
-		/** Longest wait between two attempts. Default 8s. */
-		private @Nullable Duration maxBackoff;
-
-		/** Random spread applied to each wait, as a fraction (0.25 = +/- 25 %), from 0 to 1. Default 0.25. */
-		private @Nullable Double jitter;
-
-		/**
-		 * Longest Retry-After (or retry-after-ms) worth waiting for; a 429 that asks for longer is not
-		 * retried on this endpoint and the gateway falls back at once. Default 10s.
-		 */
-		private @Nullable Duration maxRetryAfter;
-
-		public @Nullable Integer getMaxAttempts() {
-			return this.maxAttempts;
-		}
-
-		public void setMaxAttempts(@Nullable Integer maxAttempts) {
-			this.maxAttempts = maxAttempts;
-		}
-
-		public @Nullable Duration getInitialBackoff() {
-			return this.initialBackoff;
-		}
-
-		public void setInitialBackoff(@Nullable Duration initialBackoff) {
-			this.initialBackoff = initialBackoff;
-		}
-
-		public @Nullable Double getMultiplier() {
-			return this.multiplier;
-		}
-
-		public void setMultiplier(@Nullable Double multiplier) {
-			this.multiplier = multiplier;
-		}
-
-		public @Nullable Duration getMaxBackoff() {
-			return this.maxBackoff;
-		}
-
-		public void setMaxBackoff(@Nullable Duration maxBackoff) {
-			this.maxBackoff = maxBackoff;
-		}
-
-		public @Nullable Double getJitter() {
-			return this.jitter;
-		}
-
-		public void setJitter(@Nullable Double jitter) {
-			this.jitter = jitter;
-		}
-
-		public @Nullable Duration getMaxRetryAfter() {
-			return this.maxRetryAfter;
-		}
-
-		public void setMaxRetryAfter(@Nullable Duration maxRetryAfter) {
-			this.maxRetryAfter = maxRetryAfter;
 		}
 
 	}

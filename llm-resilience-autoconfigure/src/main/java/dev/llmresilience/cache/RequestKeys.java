@@ -11,9 +11,10 @@ import tools.jackson.databind.SerializationFeature;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * The cache key of a request: a SHA-256 of its route, messages and model parameters (temperature,
- * max tokens, extra fields, with map keys sorted), so that only the same question with the same
- * settings gets the same answer. The prompt itself is not kept in the key.
+ * The cache key of a request: a SHA-256 of its route, cache scope, messages and model parameters
+ * (temperature, max tokens, tools and tool choice, extra fields, with map keys sorted), so that only the same question
+ * with the same settings, asked within the same scope (tenant, user), gets the same answer. The
+ * prompt itself is not kept in the key.
  */
 public final class RequestKeys {
 
@@ -33,10 +34,13 @@ public final class RequestKeys {
 	public static String of(String route, ChatRequest request) {
 		Map<String, Object> canonical = new LinkedHashMap<>();
 		canonical.put("route", route);
+		canonical.put("scope", request.cacheScope());
 		canonical.put("messages", request.messages());
 		canonical.put("temperature", request.temperature());
 		canonical.put("maxTokens", request.maxTokens());
 		canonical.put("extra", request.extra());
+		canonical.put("tools", request.tools());
+		canonical.put("toolChoice", request.toolChoice());
 		try {
 			byte[] digest = MessageDigest.getInstance("SHA-256").digest(mapper.writeValueAsBytes(canonical));
 			return HexFormat.of().formatHex(digest);

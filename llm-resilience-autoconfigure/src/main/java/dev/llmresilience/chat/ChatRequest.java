@@ -17,14 +17,21 @@ import org.jspecify.annotations.Nullable;
  * @param temperature sampling temperature, or {@code null} for the model's default
  * @param maxTokens largest completion, or {@code null} for the model's default
  * @param extra further fields passed through to the provider's request body as they are
- * (e.g. {@code top_p}, {@code tools}, {@code response_format})
+ * (e.g. {@code top_p}, {@code response_format}); a field the starter writes itself
+ * ({@code model}, {@code messages}, {@code stream}, {@code tools}, ...) is refused when the request is made
  * @param timeout overrides the endpoint's per-attempt {@code timeout}, or {@code null}
  * @param deadline overrides {@code llm.gateway.deadline} for this call, or {@code null}
  * @param deferrable whether this request may wait in the deferred queue when nothing can answer now
+ * @param cacheScope whose answers this request may be served from the fallback cache: the tenant or
+ * user the answer belongs to, or {@code null} for answers that any caller may be given
+ * @param tools the functions the model may call; empty for none
+ * @param toolChoice whether and which tool the model must call, or {@code null} for the provider's
+ * default (auto when there are tools)
  */
 public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
 		@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
-		@Nullable Duration deadline, boolean deferrable) {
+		@Nullable Duration deadline, boolean deferrable, @Nullable String cacheScope, List<Tool> tools,
+		@Nullable ToolChoice toolChoice) {
 
 	public ChatRequest {
 		if (messages == null || messages.isEmpty()) {
@@ -32,8 +39,47 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		}
 		messages = List.copyOf(messages);
 		extra = (extra != null) ? Collections.unmodifiableMap(new LinkedHashMap<>(extra)) : Map.of();
+		tools = (tools != null) ? List.copyOf(tools) : List.of();
 		requirePositive(timeout, "timeout");
 		requirePositive(deadline, "deadline");
+		if (tools.stream().map(Tool::name).distinct().count() != tools.size()) {
+			throw new IllegalArgumentException("A ChatRequest's tools must have distinct names");
+		}
+	}
+
+	/**
+	 * A request without tools (the constructor before tools became fields of their own).
+	 * @param messages the conversation, at least one message
+	 * @param route the route to use, or {@code null} for the default route
+	 * @param temperature sampling temperature, or {@code null} for the model's default
+	 * @param maxTokens largest completion, or {@code null} for the model's default
+	 * @param extra further fields passed through to the provider's request body as they are
+	 * @param timeout overrides the endpoint's per-attempt {@code timeout}, or {@code null}
+	 * @param deadline overrides {@code llm.gateway.deadline} for this call, or {@code null}
+	 * @param deferrable whether this request may wait in the deferred queue when nothing can answer now
+	 * @param cacheScope the fallback cache's scope of the answer, or {@code null}
+	 */
+	public ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
+			@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
+			@Nullable Duration deadline, boolean deferrable, @Nullable String cacheScope) {
+		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, cacheScope, List.of(), null);
+	}
+
+	/**
+	 * A request with no cache scope.
+	 * @param messages the conversation, at least one message
+	 * @param route the route to use, or {@code null} for the default route
+	 * @param temperature sampling temperature, or {@code null} for the model's default
+	 * @param maxTokens largest completion, or {@code null} for the model's default
+	 * @param extra further fields passed through to the provider's request body as they are
+	 * @param timeout overrides the endpoint's per-attempt {@code timeout}, or {@code null}
+	 * @param deadline overrides {@code llm.gateway.deadline} for this call, or {@code null}
+	 * @param deferrable whether this request may wait in the deferred queue when nothing can answer now
+	 */
+	public ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
+			@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
+			@Nullable Duration deadline, boolean deferrable) {
+		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, null, List.of(), null);
 	}
 
 	/**
@@ -67,6 +113,9 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		builder.timeout = this.timeout;
 		builder.deadline = this.deadline;
 		builder.deferrable = this.deferrable;
+		builder.cacheScope = this.cacheScope;
+		builder.tools.addAll(this.tools);
+		builder.toolChoice = this.toolChoice;
 		return builder;
 	}
 
@@ -95,6 +144,12 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 
 		private boolean deferrable;
 
+		private @Nullable String cacheScope;
+
+		private final List<Tool> tools = new ArrayList<>();
+
+		private @Nullable ToolChoice toolChoice;
+
 		private Builder() {
 		}
 
@@ -118,6 +173,47 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 
 		public Builder assistant(String content) {
 			return message(ChatMessage.assistant(content));
+		}
+
+		/**
+		 * Add the result of a tool call to the conversation.
+		 * @param toolCallId the id of the call it answers
+		 * @param name the function's name
+		 * @param content the result
+		 * @return this builder
+		 */
+		public Builder toolResult(String toolCallId, String name, String content) {
+			return message(ChatMessage.tool(toolCallId, name, content));
+		}
+
+		/**
+		 * Offer a function to the model.
+		 * @param tool the function
+		 * @return this builder
+		 */
+		public Builder tool(Tool tool) {
+			this.tools.add(tool);
+			return this;
+		}
+
+		/**
+		 * Offer functions to the model.
+		 * @param tools the functions
+		 * @return this builder
+		 */
+		public Builder tools(List<Tool> tools) {
+			this.tools.addAll(tools);
+			return this;
+		}
+
+		/**
+		 * Say whether and which tool the model must call.
+		 * @param toolChoice the choice, or {@code null} for the provider's default
+		 * @return this builder
+		 */
+		public Builder toolChoice(@Nullable ToolChoice toolChoice) {
+			this.toolChoice = toolChoice;
+			return this;
 		}
 
 		public Builder route(@Nullable String route) {
@@ -155,9 +251,21 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 			return this;
 		}
 
+		/**
+		 * Keep this request's answer in the fallback cache for one scope only: the tenant or user it
+		 * belongs to. An answer cached in one scope is never served to a request of another (or of
+		 * none). Leave it unset only for answers any caller may see.
+		 * @param cacheScope the scope, or {@code null} for none
+		 * @return this builder
+		 */
+		public Builder cacheScope(@Nullable String cacheScope) {
+			this.cacheScope = cacheScope;
+			return this;
+		}
+
 		public ChatRequest build() {
 			return new ChatRequest(this.messages, this.route, this.temperature, this.maxTokens, this.extra,
-					this.timeout, this.deadline, this.deferrable);
+					this.timeout, this.deadline, this.deferrable, this.cacheScope, this.tools, this.toolChoice);
 		}
 
 	}

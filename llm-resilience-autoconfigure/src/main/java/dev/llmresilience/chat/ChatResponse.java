@@ -5,7 +5,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.chat.Attempt;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -33,6 +32,16 @@ public record ChatResponse(String content, @Nullable String endpoint, @Nullable 
 	public ChatResponse {
 		toolCalls = List.copyOf(toolCalls);
 		attempts = List.copyOf(attempts);
+	}
+
+	/**
+	 * The answer as an assistant message, to send back in the conversation; when the model called
+	 * tools, follow it with one {@link ChatMessage#tool} result per call.
+	 * @return the message
+	 */
+	public ChatMessage toMessage() {
+		return this.toolCalls.isEmpty() ? ChatMessage.assistant(this.content)
+				: ChatMessage.assistant(this.content, this.toolCalls);
 	}
 
 	/**

@@ -14,7 +14,11 @@ public enum Outcome {
 	/** A 2xx whose message has neither content (ignoring whitespace) nor tool calls. */
 	EMPTY_RESPONSE(true, true, Action.FALL_BACK),
 
-	/** A 2xx body that is not valid JSON, lacks {@code choices} (Anthropic: {@code content}), or is larger than the size limit. */
+	/**
+	 * A 2xx body that is not valid JSON, lacks {@code choices} (Anthropic: {@code content}), or is
+	 * larger than the size limit; or a stream that sends more than {@code max-stream-size} bytes or
+	 * {@code max-stream-events} events in one attempt.
+	 */
 	MALFORMED_RESPONSE(true, true, Action.FALL_BACK),
 
 	/**
@@ -41,7 +45,10 @@ public enum Outcome {
 	/** Connection refused, reset or closed before a complete response. */
 	CONNECTION_FAILED(true, true, Action.FALL_BACK),
 
-	/** 400 (and 413, 422): the request itself is wrong; another endpoint would refuse it too. */
+	/**
+	 * 400 (and 413, 422): the request itself is wrong; another endpoint would refuse it too. Also a
+	 * request refused before it is sent (a reserved extra field, a timeout above its ceiling).
+	 */
 	INVALID_REQUEST(false, false, Action.SURFACE),
 
 	/** 400 with code {@code context_length_exceeded}: the prompt is too long for the model. */

@@ -47,7 +47,9 @@ public record DeferredEntry(String ticket, ChatRequest request, DeferredResult.S
 
 	@Override
 	public String toString() {
-		return "DeferredEntry[ticket=" + this.ticket + ", state=" + this.state + ", attempts=" + this.attempts + "]";
+		// No ticket: it is a bearer token for the answer, and a toString ends up in logs.
+		return "DeferredEntry[state=" + this.state + ", attempts=" + this.attempts + ", createdAt=" + this.createdAt
+				+ "]";
 	}
 
 }

@@ -5,7 +5,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -198,16 +197,18 @@ public final class DeferredQueue implements AutoCloseable {
 	}
 
 	/**
-	 * Stop the timers and report, at WARN, every request still pending with its ticket: the
-	 * in-memory store does not survive a restart.
+	 * Stop the timers and report, at WARN, how many requests are still pending: the in-memory store
+	 * does not survive a restart. Their tickets are not logged: a ticket is all it takes to read the
+	 * answer, and logs are read by more people than the callers who hold them.
 	 */
 	@Override
 	public void close() {
 		this.timers.values().forEach(Disposable::dispose);
 		this.timers.clear();
-		List<String> tickets = this.store.pending().stream().map(DeferredEntry::ticket).toList();
-		if (!tickets.isEmpty()) {
-			logger.warn(tickets.size() + " deferred LLM request(s) still pending at shutdown: " + tickets);
+		int pending = this.store.pendingCount();
+		if (pending > 0) {
+			logger.warn(pending + " deferred LLM request(s) still pending at shutdown; with a store that does not "
+					+ "outlive the application (the default in-memory one) they are lost");
 		}
 	}
 

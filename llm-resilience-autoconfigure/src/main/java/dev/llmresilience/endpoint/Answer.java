@@ -48,7 +48,7 @@ final class Answer {
 	void add(CompletionDelta delta) {
 		if (this.whole != null) {
 			// a stream after a whole answer: assemble both from here on
-			CompletionDelta earlier = deltaOf(this.whole);
+			CompletionDelta earlier = CompletionDelta.of(this.whole);
 			this.whole = null;
 			this.first = "";
 			add(earlier);
@@ -136,24 +136,6 @@ final class Answer {
 		List<ToolCall> calls = new ArrayList<>(this.toolCalls.size());
 		this.toolCalls.values().forEach((call) -> calls.add(call.toToolCall()));
 		return new Completion(text(), this.model, this.finishReason, calls, this.usage);
-	}
-
-	/**
-	 * A whole completion as one chunk, as a client that does not stream answers.
-	 * @param completion the completion
-	 * @return the chunk
-	 */
-	static CompletionDelta deltaOf(Completion completion) {
-		List<ToolCallDelta> calls = List.of();
-		if (!completion.toolCalls().isEmpty()) {
-			calls = new ArrayList<>(completion.toolCalls().size());
-			for (int i = 0; i < completion.toolCalls().size(); i++) {
-				ToolCall call = completion.toolCalls().get(i);
-				calls.add(new ToolCallDelta(i, call.id(), call.name(), call.arguments()));
-			}
-		}
-		return new CompletionDelta(completion.content(), calls, completion.finishReason(), completion.usage(),
-				completion.model());
 	}
 
 	/**

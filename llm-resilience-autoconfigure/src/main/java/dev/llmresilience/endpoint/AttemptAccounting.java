@@ -61,7 +61,7 @@ abstract class AttemptAccounting {
 	@Nullable Throwable admit(long now) {
 		CallContext context = this.call.context();
 		if (now >= context.deadlineNanos()) {
-			return refuse(Outcome.DEADLINE_EXCEEDED, this.call.limits()
+			return refuse(Outcome.DEADLINE_EXCEEDED, this.call.time()
 				.upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out before this attempt could start"));
 		}
 		boolean user = this.call.exposure() != EndpointAttempt.Exposure.PROBE;
@@ -133,7 +133,7 @@ abstract class AttemptAccounting {
 		CallContext context = this.call.context();
 		context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)),
 				(error == null) ? completion : null);
-		if (error instanceof LlmUpstreamException upstream && AttemptLimits.NO_TIME_LEFT.equals(upstream.noRetry())) {
+		if (error instanceof LlmUpstreamException upstream && AttemptTime.NO_TIME_LEFT.equals(upstream.noRetry())) {
 			// the retry the deadline could not fit, refused as the attempt it would have been
 			context.onAttempt().accept(new Attempt(this.settings.name(), Outcome.DEADLINE_EXCEEDED, Duration.ZERO), null);
 		}

@@ -97,7 +97,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			Operators.error(actual, refused);
 			return;
 		}
-		AttemptWatchdog<Object> watchdog = this.call.limits().watchdog(this, this.scheduler, now, EndpointAttempt::isToken);
+		AttemptWatchdog<Object> watchdog = this.call.time().watchdog(this, this.scheduler, now, EndpointAttempt::isToken);
 		this.watchdog = watchdog;
 		upstream(this.call.context()).subscribe(watchdog);
 		if (!this.started && this.ended == 0) {
@@ -162,7 +162,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 		}
 		StreamRelay relay = this.relay;
 		if (relay != null) {
-			CompletionDelta next = relay.next((delta != null) ? delta : Answer.deltaOf((Completion) element));
+			CompletionDelta next = relay.next((delta != null) ? delta : CompletionDelta.of((Completion) element));
 			if (next == null) {
 				requestOne();
 			}
@@ -204,7 +204,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			onComplete();
 			return;
 		}
-		fail(this.call.limits().withinDeadline(classified, this.number, now()));
+		fail(this.call.time().withinDeadline(classified, this.number, now()));
 	}
 
 	@Override

@@ -42,7 +42,7 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 
 	private final boolean streaming;
 
-	private final AttemptLimits limits;
+	private final AttemptTime time;
 
 	private Retry.@Nullable AsyncContext<Object> retryContext;
 
@@ -65,7 +65,7 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		this.context = context;
 		this.retry = retry;
 		this.streaming = endpoint.streamsUpstream(exposure);
-		this.limits = new AttemptLimits(endpoint.settings(), request, exposure, context, this.streaming);
+		this.time = new AttemptTime(endpoint.settings(), request, exposure, context, this.streaming);
 	}
 
 	/**
@@ -235,8 +235,8 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		return this.context;
 	}
 
-	AttemptLimits limits() {
-		return this.limits;
+	AttemptTime time() {
+		return this.time;
 	}
 
 	boolean streaming() {

@@ -40,20 +40,24 @@ import org.jspecify.annotations.Nullable;
  * @param anthropicVersion the {@code anthropic-version} of protocol {@code anthropic}, else {@code null}
  * @param deployment the Azure OpenAI deployment of protocol {@code azure-openai}, else {@code null}
  * @param apiVersion the Azure OpenAI {@code api-version} of protocol {@code azure-openai}, else {@code null}
+ * @param maxStreamSize most bytes one streamed attempt may send in all
+ * @param maxStreamEvents most server-sent events one streamed attempt may send
+ * @param chatModelBean the Spring AI {@code ChatModel} bean of protocol {@code spring-ai}, else {@code null}
  */
 public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
 		@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
 		Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
 		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
 		boolean upstreamStreaming, @Nullable String anthropicVersion, @Nullable String deployment,
-		@Nullable String apiVersion) {
+		@Nullable String apiVersion, long maxStreamSize, long maxStreamEvents, @Nullable String chatModelBean) {
 
 	public EndpointSettings {
 		headers = Map.copyOf(headers);
 	}
 
 	/**
-	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them.
+	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them, and the
+	 * built-in stream limits.
 	 * @param name the endpoint's name (its circuit-breaker bucket)
 	 * @param baseUrl the API's base URL
 	 * @param apiKey the key
@@ -81,7 +85,7 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 			boolean upstreamStreaming) {
 		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
 				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, upstreamStreaming,
-				null, null, null);
+				null, null, null, ClientSettings.DEFAULT_MAX_STREAM_SIZE, ClientSettings.DEFAULT_MAX_STREAM_EVENTS, null);
 	}
 
 	/**
@@ -120,7 +124,7 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	public ClientSettings client() {
 		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
 				this.maxResponseSize, this.bulkhead.maxConcurrentCalls(), this.anthropicVersion, this.deployment,
-				this.apiVersion);
+				this.apiVersion, this.maxStreamSize, this.maxStreamEvents, this.chatModelBean);
 	}
 
 	/**

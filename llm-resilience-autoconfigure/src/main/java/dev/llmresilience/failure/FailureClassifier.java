@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
 import java.util.concurrent.TimeoutException;
 
 import dev.llmresilience.chat.Outcome;
@@ -103,13 +105,27 @@ public final class FailureClassifier {
 	 * @return the classified error
 	 */
 	public Throwable classifyError(String endpoint, Throwable error) {
+		return classifyError(endpoint, error, List.of());
+	}
+
+	/**
+	 * Classify an error raised while calling, as {@link #classifyError(String, Throwable)} does, with
+	 * the endpoint's secrets redacted from what the error's messages say: an error of the transport
+	 * or a decoder may quote what the provider sent. An unknown error is kept as the cause only as a
+	 * {@link RedactedException}.
+	 * @param endpoint the endpoint's name
+	 * @param error the error
+	 * @param secrets the endpoint's key and header values
+	 * @return the classified error
+	 */
+	public Throwable classifyError(String endpoint, Throwable error, Collection<String> secrets) {
 		if (error instanceof LlmException || error instanceof CallNotPermittedException
 				|| error instanceof BulkheadFullException) {
 			return error;
 		}
 		if (error instanceof TimeoutException || error instanceof ReadTimeoutException
 				|| error instanceof ConnectTimeoutException || hasCause(error, ConnectTimeoutException.class)) {
-			return new LlmUpstreamException(endpoint, Outcome.TIMEOUT, 0, null, "Timed out: " + describe(error), null);
+			return new LlmUpstreamException(endpoint, Outcome.TIMEOUT, 0, null, "Timed out: " + Redaction.describe(error, secrets), null);
 		}
 		if (error instanceof DataBufferLimitException || hasCause(error, DataBufferLimitException.class)) {
 			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
@@ -118,14 +134,14 @@ public final class FailureClassifier {
 		if (error instanceof IOException || hasCause(error, IOException.class) || hasCause(error, ConnectException.class)
 				|| error.getClass().getName().startsWith("reactor.netty")) {
 			return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
-					"Connection failed: " + describe(error), null);
+					"Connection failed: " + Redaction.describe(error, secrets), null);
 		}
 		if (error.getClass().getName().startsWith("tools.jackson")) {
 			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
 					"The response is not valid JSON", null);
 		}
 		return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
-				"Call failed: " + describe(error), error);
+				"Call failed: " + Redaction.describe(error, secrets), Redaction.sanitized(error, secrets));
 	}
 
 	/**
@@ -273,11 +289,6 @@ public final class FailureClassifier {
 			}
 		}
 		return false;
-	}
-
-	private static String describe(Throwable error) {
-		String message = error.getMessage();
-		return error.getClass().getSimpleName() + ((message != null) ? " (" + message + ")" : "");
 	}
 
 }

@@ -80,6 +80,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Mono<ChatResponse> chat(ChatRequest request) {
 		return Mono.defer(() -> {
+			RequestChecks.check(request, this.context.settings());
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = this.endpoints.route(route);
 			if (endpoints == null) {
@@ -94,6 +95,7 @@ public class DefaultLlmGateway implements LlmGateway {
 	@Override
 	public Flux<ChatChunk> stream(ChatRequest request) {
 		return Flux.defer(() -> {
+			RequestChecks.check(request, this.context.settings());
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = this.endpoints.route(route);
 			if (endpoints == null) {

@@ -2,6 +2,8 @@ package dev.llmresilience.gateway;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The gateway's own settings.
  *
@@ -12,12 +14,29 @@ import java.time.Duration;
  * @param deferredMessage content of a DEFERRED answer
  * @param resumeOnFallback after a stream broke mid-answer, continue it on the route's next endpoint
  * instead of raising {@link dev.llmresilience.failure.LlmStreamInterruptedException}
+ * @param maxRequestTimeout longest {@code timeout} a request may set, or {@code null} for no ceiling
+ * @param maxRequestDeadline longest {@code deadline} a request may set, or {@code null} for no ceiling
  */
 public record GatewaySettings(Duration deadline, String busyMessage, String contentFilteredMessage,
-		boolean busyAsError, String deferredMessage, boolean resumeOnFallback) {
+		boolean busyAsError, String deferredMessage, boolean resumeOnFallback, @Nullable Duration maxRequestTimeout,
+		@Nullable Duration maxRequestDeadline) {
 
 	/**
-	 * Settings with the default messages, BUSY as an answer, and no stream resume.
+	 * Settings with no ceiling on the timeout and deadline a request may set.
+	 * @param deadline longest a whole call may take; for a stream, longest until its first chunk
+	 * @param busyMessage content of a BUSY answer
+	 * @param contentFilteredMessage content of the answer when content filters blocked the request
+	 * @param busyAsError raise {@link dev.llmresilience.failure.LlmUnavailableException} instead of answering BUSY
+	 * @param deferredMessage content of a DEFERRED answer
+	 * @param resumeOnFallback after a stream broke mid-answer, continue it on the route's next endpoint
+	 */
+	public GatewaySettings(Duration deadline, String busyMessage, String contentFilteredMessage, boolean busyAsError,
+			String deferredMessage, boolean resumeOnFallback) {
+		this(deadline, busyMessage, contentFilteredMessage, busyAsError, deferredMessage, resumeOnFallback, null, null);
+	}
+
+	/**
+	 * Settings with the default messages, BUSY as an answer, no stream resume and no ceilings.
 	 * @param deadline longest a whole call may take
 	 * @return the settings
 	 */

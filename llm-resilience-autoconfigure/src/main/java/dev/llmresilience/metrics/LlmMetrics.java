@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * {@value #HEDGES} per hedged request or refused hedge (route, first, hedge, outcome).</li>
  * </ul>
  * Every meter of one name carries the same tag keys (Prometheus needs it): {@code error.type} is
- * {@code none} on success.
+ * {@code none} on success. Every tag value comes from configuration (endpoint, route, model,
+ * provider) or from a closed set (outcome, tier); none from what a caller or a provider sent.
  */
 public class LlmMetrics implements LlmGatewayListener {
 
@@ -66,10 +67,10 @@ public class LlmMetrics implements LlmGatewayListener {
 		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL) {
 			return; // no call was made
 		}
-		String responseModel = (completion != null && completion.model() != null) ? completion.model()
-				: endpoint.model();
+		// The configured model, not the one the answer names: a provider or proxy that names a new model
+		// in each answer would otherwise create a new series each time (ChatResponse.model() has its value).
 		Tags tags = Tags.of("gen_ai.operation.name", "chat", "gen_ai.provider.name", endpoint.providerName(),
-				"gen_ai.request.model", endpoint.model(), "gen_ai.response.model", responseModel, "llm.endpoint",
+				"gen_ai.request.model", endpoint.model(), "gen_ai.response.model", endpoint.model(), "llm.endpoint",
 				endpoint.name());
 		Timer.builder(OPERATION_DURATION)
 			.description("Duration of one LLM client operation (one upstream attempt)")

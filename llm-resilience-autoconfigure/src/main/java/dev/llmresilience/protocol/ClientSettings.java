@@ -24,10 +24,20 @@ import org.jspecify.annotations.Nullable;
  * @param anthropicVersion the {@code anthropic-version} header of protocol {@code anthropic}, else {@code null}
  * @param deployment the Azure OpenAI deployment of protocol {@code azure-openai}, else {@code null}
  * @param apiVersion the Azure OpenAI {@code api-version} of protocol {@code azure-openai}, else {@code null}
+ * @param maxStreamSize most bytes one streamed attempt may send in all
+ * @param maxStreamEvents most server-sent events one streamed attempt may send
+ * @param chatModelBean the Spring AI {@code ChatModel} bean of protocol {@code spring-ai}, else {@code null}
  */
 public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
 		Duration connectTimeout, long maxResponseSize, int maxConnections, @Nullable String anthropicVersion,
-		@Nullable String deployment, @Nullable String apiVersion) {
+		@Nullable String deployment, @Nullable String apiVersion, long maxStreamSize, long maxStreamEvents,
+		@Nullable String chatModelBean) {
+
+	/** The built-in {@code max-stream-size}: 64MB. */
+	public static final long DEFAULT_MAX_STREAM_SIZE = 64L * 1024 * 1024;
+
+	/** The built-in {@code max-stream-events}. */
+	public static final long DEFAULT_MAX_STREAM_EVENTS = 200_000;
 
 	private static final int SHORTEST_SECRET = 8;
 
@@ -36,7 +46,8 @@ public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String mod
 	}
 
 	/**
-	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them.
+	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them, and the
+	 * built-in stream limits.
 	 * @param name the endpoint's name, for messages
 	 * @param baseUrl the API's base URL
 	 * @param apiKey the key
@@ -48,7 +59,8 @@ public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String mod
 	 */
 	public ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
 			Duration connectTimeout, long maxResponseSize, int maxConnections) {
-		this(name, baseUrl, apiKey, model, headers, connectTimeout, maxResponseSize, maxConnections, null, null, null);
+		this(name, baseUrl, apiKey, model, headers, connectTimeout, maxResponseSize, maxConnections, null, null, null,
+				DEFAULT_MAX_STREAM_SIZE, DEFAULT_MAX_STREAM_EVENTS, null);
 	}
 
 	/**

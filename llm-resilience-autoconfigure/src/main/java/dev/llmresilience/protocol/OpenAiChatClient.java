@@ -6,13 +6,11 @@ import java.util.Locale;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ToolCall;
-import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.ProviderError;
-import dev.llmresilience.failure.Redaction;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -20,10 +18,8 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -33,12 +29,10 @@ import org.springframework.web.reactive.function.client.WebClient;
  * API too). One subscription makes one HTTP call; the response is
  * read whole (up to the endpoint's {@code max-response-size}) and handed to the
  * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
- * read event by event with Spring's server-sent-event decoder.
+ * read event by event within the attempt's {@link StreamLimits}. Nothing a provider sends is logged
+ * by the codecs, and what of it reaches an exception or an answer is redacted ({@link ProviderText}).
  */
 public final class OpenAiChatClient implements LlmClient, AutoCloseable {
-
-	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
-	};
 
 	private static final Log logger = LogFactory.getLog(OpenAiChatClient.class);
 
@@ -52,7 +46,11 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private final OpenAiDialect dialect;
 
-	private final List<String> secrets;
+	private final ProviderText providerText;
+
+	private final ReportedUsage usage;
+
+	private final OpenAiRequests requests;
 
 	private volatile Runnable onClose = () -> {
 	};
@@ -88,7 +86,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		this.mapper = mapper;
 		this.classifier = classifier;
 		this.dialect = dialect;
-		this.secrets = settings.secrets();
+		this.providerText = new ProviderText(settings, classifier);
+		this.usage = new ReportedUsage(settings.name());
+		this.requests = new OpenAiRequests(mapper);
 	}
 
 	OpenAiChatClient onClose(Runnable onClose) {
@@ -109,7 +109,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false, false)))
-			.exchangeToMono(this::read));
+			.exchangeToMono(this::read)).onErrorMap(this.providerText::classify);
 	}
 
 	@Override
@@ -146,7 +146,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true, withOptions)))
-			.exchangeToFlux(this::readStream));
+			.exchangeToFlux(this::readStream)).onErrorMap(this.providerText::classify);
 	}
 
 	private static boolean refusedStreaming(Throwable error) {
@@ -168,26 +168,23 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			// with no content type at all): read the body whole, exactly like chat.
 			return read(response).map(CompletionDelta::of).flux();
 		}
-		return new OpenAiStreamReader(this.settings.name(), this.classifier,
-				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY))
-			.read(response.bodyToFlux(EVENTS));
+		StreamLimits limits = new StreamLimits(this.settings);
+		return limits.deltas(new OpenAiStreamReader(this.settings.name(), this.classifier,
+				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY), this.usage, this.providerText)
+			.read(limits.events(response)));
 	}
 
+	// The body is refused rather than sent with two equal keys, whichever a provider would keep.
 	private OpenAiChatRequest toWire(ChatRequest request, boolean stream, boolean withOptions) {
-		List<OpenAiChatRequest.Message> messages = request.messages()
-			.stream()
-			.map((message) -> new OpenAiChatRequest.Message(message.role(), message.content()))
-			.toList();
-		boolean streamUsage = withOptions && this.dialect.streamUsage();
-		return new OpenAiChatRequest(this.dialect.sendsModel() ? this.settings.model() : null, messages,
-				request.temperature(), request.maxTokens(), stream ? Boolean.TRUE : null,
-				streamUsage ? new OpenAiChatRequest.StreamOptions(true) : null, request.extra());
+		ReservedFields.check(request);
+		return this.requests.toWire(request, this.dialect.sendsModel() ? this.settings.model() : null, stream,
+				withOptions && this.dialect.streamUsage());
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
 		int status = response.statusCode().value();
 		HttpHeaders headers = response.headers().asHttpHeaders();
-		return response.bodyToMono(String.class).defaultIfEmpty("").map((body) -> interpret(status, headers, body));
+		return UpstreamHttp.body(response).map((body) -> interpret(status, headers, body));
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {
@@ -211,8 +208,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			throw failure;
 		}
 		OpenAiChatCompletion.Usage usage = completion.usage();
-		return new Completion((content != null) ? content : "", completion.model(), finishReason, toolCalls,
-				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null);
+		return new Completion((content != null) ? content : "", this.providerText.model(completion.model()),
+				finishReason, toolCalls,
+				(usage != null) ? this.usage.read(usage.promptTokens(), usage.completionTokens()) : null);
 	}
 
 	private @Nullable ProviderError readError(String body) {
@@ -226,9 +224,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {
-		String message = (error.message() != null) ? Redaction.redact(error.message(), this.secrets) : null;
-		String code = (error.code() != null) ? String.valueOf(error.code()) : null;
-		return new ProviderError(error.type(), code, message);
+		return this.providerText.error(error.type(), error.code(), error.message());
 	}
 
 	private static int statusOf(OpenAiChatCompletion.Error error) {

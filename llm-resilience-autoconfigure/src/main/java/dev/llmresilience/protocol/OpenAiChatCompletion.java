@@ -40,9 +40,10 @@ record OpenAiChatCompletion(@JsonProperty("model") @Nullable String model,
 	record Function(@JsonProperty("name") @Nullable String name, @JsonProperty("arguments") @Nullable String arguments) {
 	}
 
+	// Long, so that an absurd count is checked (ReportedUsage) rather than failing the whole body.
 	@JsonIgnoreProperties(ignoreUnknown = true)
-	record Usage(@JsonProperty("prompt_tokens") @Nullable Integer promptTokens,
-			@JsonProperty("completion_tokens") @Nullable Integer completionTokens) {
+	record Usage(@JsonProperty("prompt_tokens") @Nullable Long promptTokens,
+			@JsonProperty("completion_tokens") @Nullable Long completionTokens) {
 	}
 
 	@JsonIgnoreProperties(ignoreUnknown = true)

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.function.Function;
 
 import dev.llmresilience.chat.ToolCallDelta;
-import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import org.jspecify.annotations.Nullable;
@@ -16,10 +15,11 @@ import reactor.core.publisher.SynchronousSink;
 import org.springframework.http.codec.ServerSentEvent;
 
 /**
- * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s. Spring's
- * SSE decoder has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
+ * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s.
+ * {@link SseEvents} has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
  * multi-line {@code data}); this reads each event's JSON, follows the first choice, ends at
- * {@code [DONE]}, and turns an error sent as an event into the failure it stands for.
+ * {@code [DONE]}, and turns an error sent as an event into the failure it stands for. The token
+ * counts are checked ({@link ReportedUsage}) and the model redacted ({@link ProviderText}).
  */
 final class OpenAiStreamReader {
 
@@ -31,17 +31,26 @@ final class OpenAiStreamReader {
 
 	private final Function<OpenAiChatCompletion.Error, LlmException> errorEvent;
 
+	private final ReportedUsage usage;
+
+	private final ProviderText providerText;
+
 	/**
 	 * Create a reader.
 	 * @param endpoint the endpoint's name
 	 * @param classifier the classifier
 	 * @param errorEvent classifies an error the provider sent as an event, as it would an error body
+	 * @param usage checks the token counts
+	 * @param providerText makes what the provider names safe to show
 	 */
 	OpenAiStreamReader(String endpoint, FailureClassifier classifier,
-			Function<OpenAiChatCompletion.Error, LlmException> errorEvent) {
+			Function<OpenAiChatCompletion.Error, LlmException> errorEvent, ReportedUsage usage,
+			ProviderText providerText) {
 		this.endpoint = endpoint;
 		this.classifier = classifier;
 		this.errorEvent = errorEvent;
+		this.usage = usage;
+		this.providerText = providerText;
 	}
 
 	/**
@@ -89,13 +98,14 @@ final class OpenAiStreamReader {
 		return WireJson.readOrNull(data, OpenAiChatChunk.class);
 	}
 
-	private static CompletionDelta delta(OpenAiChatChunk chunk) {
+	private CompletionDelta delta(OpenAiChatChunk chunk) {
 		OpenAiChatChunk.Choice choice = firstChoice(chunk.choices());
 		OpenAiChatChunk.Delta delta = (choice != null) ? choice.delta() : null;
 		String content = (delta != null && delta.content() != null) ? delta.content() : "";
 		OpenAiChatCompletion.Usage usage = chunk.usage();
 		return new CompletionDelta(content, toolCalls(delta), (choice != null) ? choice.finishReason() : null,
-				(usage != null) ? new Usage(usage.promptTokens(), usage.completionTokens()) : null, chunk.model());
+				(usage != null) ? this.usage.read(usage.promptTokens(), usage.completionTokens()) : null,
+				this.providerText.model(chunk.model()));
 	}
 
 	// With n > 1 the choices' chunks interleave; like chat, the answer is the first choice's.

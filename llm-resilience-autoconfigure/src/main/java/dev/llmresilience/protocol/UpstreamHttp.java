@@ -1,8 +1,11 @@
 package dev.llmresilience.protocol;
 
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.function.BiConsumer;
 
 import io.netty.channel.ChannelOption;
+import reactor.core.publisher.Mono;
 import reactor.netty.http.client.HttpClient;
 import reactor.netty.resources.ConnectionProvider;
 
@@ -17,7 +20,9 @@ import org.springframework.web.reactive.function.client.WebClient;
  * {@link WebClient.Builder}, so that Boot's codecs, observations and customizers apply, with what an
  * LLM call needs on top: the endpoint's connect timeout, no redirects (a key must never follow one
  * to another host), none of Reactor Netty's own retries (the endpoint's retry is the one place that
- * decides), a connection pool sized to the bulkhead, and a cap on the body size.
+ * decides), a connection pool sized to the bulkhead, a cap on the body size, and no logging of
+ * request details (headers, so the key), whatever the application's codecs say. Bodies are read as
+ * bytes ({@link #body}) and events split by {@link SseEvents}, never by Spring's logging decoders.
  */
 public final class UpstreamHttp {
 
@@ -56,7 +61,11 @@ public final class UpstreamHttp {
 		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize());
 		return builder.baseUrl(settings.baseUrl().toString())
 			.clientConnector(new ReactorClientHttpConnector(httpClient))
-			.codecs((codecs) -> codecs.defaultCodecs().maxInMemorySize(maxBody))
+			.codecs((codecs) -> {
+				codecs.defaultCodecs().maxInMemorySize(maxBody);
+				// Boot's spring.http.codecs.log-request-details would have the exchange log the Authorization header
+				codecs.defaultCodecs().enableLoggingRequestDetails(false);
+			})
 			.defaultHeaders((headers) -> {
 				settings.headers().forEach(headers::set);
 				String key = settings.apiKey().reveal();
@@ -65,6 +74,19 @@ public final class UpstreamHttp {
 				}
 			})
 			.build();
+	}
+
+	/**
+	 * The whole body of a response as text, empty when there is none. Read as bytes: Spring's text
+	 * decoder logs what it decodes at DEBUG, and a provider's body may repeat the key. JSON is UTF-8
+	 * (RFC 8259) unless the response says otherwise.
+	 * @param response the response
+	 * @return the body, up to the endpoint's {@code max-response-size}
+	 */
+	public static Mono<String> body(ClientResponse response) {
+		MediaType type = response.headers().asHttpHeaders().getContentType();
+		Charset charset = (type != null && type.getCharset() != null) ? type.getCharset() : StandardCharsets.UTF_8;
+		return response.bodyToMono(byte[].class).map((bytes) -> new String(bytes, charset)).defaultIfEmpty("");
 	}
 
 	/**

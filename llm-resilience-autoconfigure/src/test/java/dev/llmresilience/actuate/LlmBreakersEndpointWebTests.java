@@ -2,6 +2,7 @@ package dev.llmresilience.actuate;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -14,6 +15,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.webtestclient.autoconfigure.AutoConfigureWebTestClient;
+import org.springframework.http.MediaType;
 import org.springframework.test.context.TestPropertySource;
 import org.springframework.test.web.reactive.server.WebTestClient;
 
@@ -21,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code /actuator/llmbreakers} over a real WebFlux server: the JSON of docs/operations.md, and
- * no API key or header value in it, nor in {@code /actuator/configprops} and {@code /actuator/env}.
+ * no API key or header value in it, nor in {@code /actuator/configprops} and {@code /actuator/env};
+ * the write operation is refused unless the application allows it.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "management.endpoints.web.exposure.include=llmbreakers,configprops,env",
@@ -119,6 +122,17 @@ class LlmBreakersEndpointWebTests {
 	}
 
 	@Test
+	void writeOperationIsRefusedByDefault() {
+		this.client.post()
+			.uri("/actuator/llmbreakers/gpt-4o")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("state", "FORCED_OPEN"))
+			.exchange()
+			.expectStatus().value((status) -> assertThat(status).isIn(404, 405));
+		assertThat(this.registry.endpoint("gpt-4o").circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.CLOSED);
+	}
+
+	@Test
 	void neitherApiKeyNorHeaderValueIsShown() {
 		for (String uri : new String[] { "/actuator/llmbreakers", "/actuator/llmbreakers/gpt-4o" }) {
 			String body = body(uri);
@@ -162,6 +176,31 @@ class LlmBreakersEndpointWebTests {
 		void configpropsAndEnvShowTheKeyAndHeaderValuesBecauseTheApplicationAskedForEveryValue() {
 			assertThat(body("/actuator/configprops")).contains(API_KEY).contains(HEADER_VALUE);
 			assertThat(body("/actuator/env")).contains(API_KEY).contains(HEADER_VALUE);
+		}
+
+	}
+
+	@Nested
+	@TestPropertySource(properties = "management.endpoint.llmbreakers.access=unrestricted")
+	class WithUnrestrictedAccess {
+
+		@Test
+		void writeOperationMovesTheBreaker() {
+			try {
+				LlmBreakersEndpointWebTests.this.client.post()
+					.uri("/actuator/llmbreakers/gpt-4o")
+					.contentType(MediaType.APPLICATION_JSON)
+					.bodyValue(Map.of("state", "FORCED_OPEN"))
+					.exchange()
+					.expectStatus().isOk()
+					.expectBody()
+					.jsonPath("$.state").isEqualTo("FORCED_OPEN");
+				assertThat(LlmBreakersEndpointWebTests.this.registry.endpoint("gpt-4o").circuitBreaker().getState())
+					.isEqualTo(CircuitBreaker.State.FORCED_OPEN);
+			}
+			finally {
+				LlmBreakersEndpointWebTests.this.registry.endpoint("gpt-4o").circuitBreaker().reset();
+			}
 		}
 
 	}

@@ -1,17 +1,9 @@
 package dev.llmresilience.autoconfigure;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
-import java.util.Arrays;
-import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Bad {@code llm.*} configuration fails start-up with an {@link LlmConfigurationException} naming
@@ -288,43 +280,11 @@ class BadConfigurationTests {
 	}
 
 	private static String[] withEndpoint(String... properties) {
-		String[] endpoint = { "llm.endpoints.main.base-url=http://localhost:8080/v1", "llm.endpoints.main.model=gpt-4o",
-				"llm.endpoints.main.api-key=" + API_KEY, "llm.endpoints.main.headers.X-Secret=" + HEADER_VALUE };
-		return Stream.concat(Arrays.stream(endpoint), Arrays.stream(properties)).toArray(String[]::new);
+		return Rejections.withEndpoint(API_KEY, HEADER_VALUE, properties);
 	}
 
 	private void assertRejected(String[] properties, String property, String problem, String action) {
-		this.contextRunner.withPropertyValues(properties).run((context) -> {
-			assertThat(context).hasFailed();
-			Throwable failure = context.getStartupFailure();
-			assertThat(failure).rootCause().isInstanceOf(LlmConfigurationException.class);
-			LlmConfigurationException exception = (LlmConfigurationException) rootCause(failure);
-			assertThat(exception.getProperty()).isEqualTo(property);
-			assertThat(exception.getMessage()).startsWith(property + ": ").contains(problem).contains(action);
-			FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(failure);
-			assertThat(analysis).isNotNull();
-			assertThat(analysis.getDescription()).startsWith("Invalid llm-resilience configuration: property '" + property + "' ")
-				.contains(problem);
-			assertThat(analysis.getAction()).contains(action);
-			assertThat(analysis.getCause()).isSameAs(exception);
-			assertThat(stackTrace(failure) + analysis.getDescription() + analysis.getAction())
-				.doesNotContain(API_KEY)
-				.doesNotContain(HEADER_VALUE);
-		});
-	}
-
-	private static Throwable rootCause(Throwable failure) {
-		Throwable cause = failure;
-		while (cause.getCause() != null) {
-			cause = cause.getCause();
-		}
-		return cause;
-	}
-
-	private static String stackTrace(Throwable failure) {
-		StringWriter text = new StringWriter();
-		failure.printStackTrace(new PrintWriter(text));
-		return text.toString();
+		Rejections.assertRejected(this.contextRunner, properties, property, problem, action, API_KEY, HEADER_VALUE);
 	}
 
 }

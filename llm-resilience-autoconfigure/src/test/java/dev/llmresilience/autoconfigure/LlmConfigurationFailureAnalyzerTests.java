@@ -65,7 +65,9 @@ class LlmConfigurationFailureAnalyzerTests {
 	void applicationThatFailsToStartPrintsTheAnalysisWithoutTheKey(CapturedOutput output) {
 		SpringApplication application = new SpringApplication(LlmApplication.class);
 		application.setWebApplicationType(WebApplicationType.NONE);
-		assertThatException().isThrownBy(() -> application.run("--llm.endpoints.gpt-4o.base-url=ftp://example.com/v1",
+		// also as an argument: src/test/resources/application.properties makes test applications reactive
+		assertThatException().isThrownBy(() -> application.run("--spring.main.web-application-type=none",
+				"--llm.endpoints.gpt-4o.base-url=ftp://example.com/v1",
 				"--llm.endpoints.gpt-4o.model=gpt-4o", "--llm.endpoints.gpt-4o.api-key=" + API_KEY))
 			.havingRootCause()
 			.isInstanceOf(LlmConfigurationException.class);

@@ -10,6 +10,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmProperties;
 import dev.llmresilience.chat.ChatRequest;
@@ -45,6 +46,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 import static dev.llmresilience.MockUpstreams.completion;
 import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
@@ -52,14 +54,18 @@ import static org.awaitility.Awaitility.await;
 /**
  * Keys and header values never show, wherever a user could look, and a key only ever goes to its
  * own endpoint's host. A real web application with two endpoints, each with a recognisable key and
- * header value, logs at TRACE ({@code dev.llmresilience}) and DEBUG (Reactor Netty, WebClient) while
- * its calls fail in every way: statuses whose error messages echo the key (whole, masked as OpenAI
- * does, after "Bearer") and the header value, timeouts, resets, a redirect to a third server,
- * unreadable bodies, caller errors, the busy answer as an error, and a deferred request refused in
- * the background. Then everything a user can read is scanned for the secrets: the output, every
- * exception (message, {@code toString()}, stack trace with its causes), every answer and its
- * attempts, the {@code toString()} of our types, the actuator's {@code llmbreakers}, {@code health},
- * {@code configprops}, {@code env} and {@code metrics} over HTTP, and every meter's tags.
+ * header value, logs at TRACE ({@code dev.llmresilience}, WebClient's exchange and Spring's codecs,
+ * with {@code spring.http.codecs.log-request-details=true}) and DEBUG (Reactor Netty) while its
+ * calls, plain and streamed, fail in every way: statuses whose error messages, types and codes echo
+ * the key (whole, masked as OpenAI does, after "Bearer") and the header value, error events in a
+ * stream before and after its first token, answers that name the key as their model, timeouts,
+ * resets, a redirect to a third server, unreadable bodies, caller errors, the busy answer as an
+ * error, and a deferred request refused in the background. Then everything a user can read is
+ * scanned for the secrets: the output, every exception (message, {@code toString()}, stack trace
+ * with its causes), every answer and its attempts, the {@code toString()} of our types, the
+ * actuator's {@code llmbreakers}, {@code health}, {@code configprops}, {@code env} and
+ * {@code metrics} over HTTP, and every meter's tags; and the models the answers made up are no tags
+ * of the starter's meters.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class KeySafetyTests {
@@ -73,7 +79,11 @@ class KeySafetyTests {
 	private static final String BACKUP_HEADER = "hdr-KEYSAFETY-" + UUID.randomUUID();
 
 	private static final String[] LOGGERS = { "dev.llmresilience", "reactor.netty",
-			"org.springframework.web.reactive.function.client" };
+			"org.springframework.web.reactive.function.client", "org.springframework.http.codec",
+			"org.springframework.core.codec" };
+
+	/** Part of the model name each hostile answer makes up anew. */
+	private static final String HOSTILE_MODEL = "hostile-model-";
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
@@ -113,7 +123,8 @@ class KeySafetyTests {
 		}
 		this.seen.add(output.getAll());
 
-		assertThat(output).as("the output, at DEBUG and below").contains("DEBUG").contains("trying the next endpoint");
+		assertThat(output).as("the output, at DEBUG and below").contains("DEBUG").contains("trying the next endpoint")
+			.contains("TRACE");
 		assertThat(String.join("\n", this.seen)).as("what was scanned")
 			.contains("[redacted]", "Refused by the provider", "No endpoint of route 'default' could answer",
 					"\"apiKey\":\"******\"", "\"llm.endpoints.primary.api-key\":{\"value\":\"******\"",
@@ -130,7 +141,10 @@ class KeySafetyTests {
 		return new SpringApplicationBuilder(KeySafetyApplication.class).properties(
 				"server.port=0", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=*",
 				"management.endpoint.health.show-details=always", "logging.level.dev.llmresilience=TRACE",
-				"logging.level.reactor.netty=DEBUG", "logging.level.org.springframework.web.reactive.function.client=DEBUG",
+				// request details (headers) in the exchange's TRACE log, and what the codecs read and write
+				"spring.http.codecs.log-request-details=true", "logging.level.reactor.netty=DEBUG",
+				"logging.level.org.springframework.web.reactive.function.client=TRACE",
+				"logging.level.org.springframework.http.codec=TRACE", "logging.level.org.springframework.core.codec=TRACE",
 				"llm.endpoints.primary.base-url=" + this.primary.url("/v1"), "llm.endpoints.primary.model=primary-model",
 				"llm.endpoints.primary.api-key=" + PRIMARY_KEY,
 				"llm.endpoints.primary.headers.OpenAI-Organization=" + PRIMARY_HEADER,
@@ -173,6 +187,19 @@ class KeySafetyTests {
 		call(gateway, List.of(echo(400, "context_length_exceeded")), List.of());
 		capture(() -> gateway.chat(ChatRequest.builder().user("hello").route("no-such-route").build())
 			.block(Duration.ofSeconds(10)));
+		// answers that name the key, and a new model each time, as their model
+		for (int i = 0; i < 3; i++) {
+			call(gateway, List.of(named(PRIMARY_KEY + " " + HOSTILE_MODEL + UUID.randomUUID())), List.of());
+		}
+		// streams: error events and statuses that echo the key before the first token, one after it,
+		// and a stream whose every event names the key as its model
+		stream(gateway, List.of(sse(errorEvent()), sse(errorEvent())), List.of(sse(StreamTestSupport.stream("ok"))));
+		stream(gateway, List.of(echo(500, "server_error"), echo(429, "rate_limit_exceeded")),
+				List.of(sse(StreamTestSupport.stream("ok"))));
+		stream(gateway, List.of(sse(StreamTestSupport.role() + StreamTestSupport.content("Hel") + errorEvent())),
+				List.of());
+		stream(gateway, List.of(sse(StreamTestSupport.stream("ok").replace("\"object\"",
+				"\"model\":\"" + PRIMARY_KEY + " " + HOSTILE_MODEL + UUID.randomUUID() + "\",\"object\""))), List.of());
 		// nothing answers: busy, busy as an error, and a deferred request the provider then refuses
 		call(gateway, List.of(echo(500, "server_error"), echo(500, "server_error")),
 				List.of(backupEcho(503, "overloaded"), backupEcho(503, "overloaded")));
@@ -201,6 +228,15 @@ class KeySafetyTests {
 		primary.forEach(this.primary::enqueue);
 		backup.forEach(this.backup::enqueue);
 		capture(() -> gateway.chat(ChatRequest.ofUser("hello")).block(Duration.ofSeconds(10)));
+	}
+
+	private void stream(LlmGateway gateway, List<MockResponse> primary, List<MockResponse> backup) {
+		primary.forEach(this.primary::enqueue);
+		backup.forEach(this.backup::enqueue);
+		List<?> chunks = capture(() -> gateway.stream(ChatRequest.ofUser("hello")).collectList().block(Duration.ofSeconds(10)));
+		if (chunks != null) {
+			assertThat(chunks).isNotEmpty();
+		}
 	}
 
 	/** Run a call, keeping its answer or its error (message, toString, stack trace) to scan. */
@@ -238,6 +274,17 @@ class KeySafetyTests {
 		}
 		MeterRegistry meters = context.getBean(MeterRegistry.class);
 		assertThat(meters.getMeters()).isNotEmpty();
+		// the models the hostile answers named are no tags: one series per configured model, on the
+		// starter's meters and on the timer Boot derives from the attempt observation
+		for (String meter : List.of("gen_ai.client.operation.duration", "gen_ai.client.token.usage",
+				"gen_ai.client.operation")) {
+			assertThat(meters.find(meter).meters()).as(meter)
+				.isNotEmpty()
+				.extracting((each) -> each.getId().getTag("gen_ai.response.model"))
+				.containsOnly("primary-model", "backup-model");
+		}
+		assertThat(meters.getMeters()).allSatisfy((meter) -> assertThat(meter.getId().toString()).as("meter tags")
+			.doesNotContain(HOSTILE_MODEL));
 		for (Meter meter : meters.getMeters()) {
 			this.seen.add(meter.getId().toString());
 			this.seen.add(get(http, "/actuator/metrics/" + meter.getId().getName()));
@@ -277,14 +324,26 @@ class KeySafetyTests {
 		return echo(status, code, PRIMARY_KEY, PRIMARY_HEADER);
 	}
 
+	/** A completion that names the given model. */
+	private static MockResponse named(String model) {
+		return json(200, "{\"model\":\"" + model + "\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+				+ "\"content\":\"ok\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}");
+	}
+
+	/** An error sent as a stream event, its message, type and code repeating the key and header value. */
+	private static String errorEvent() {
+		return "data: {\"error\":{\"message\":\"Stream for key " + PRIMARY_KEY + " (organization " + PRIMARY_HEADER
+				+ ") failed\",\"type\":\"" + PRIMARY_KEY + "\",\"code\":\"" + PRIMARY_HEADER + "\"}}\n\n";
+	}
+
 	private static MockResponse backupEcho(int status, String code) {
 		return echo(status, code, BACKUP_KEY, BACKUP_HEADER);
 	}
 
 	private static MockResponse echo(int status, String code, String key, String header) {
 		return json(status, "{\"error\":{\"message\":\"Request with key " + key + " (Authorization: Bearer " + key
-				+ ") for organization " + header + " failed\",\"type\":\"invalid_request_error\",\"param\":null,"
-				+ "\"code\":\"" + code + "\"}}");
+				+ ") for organization " + header + " failed\",\"type\":\"invalid_request_error " + key + " " + header
+				+ "\",\"param\":null,\"code\":\"" + code + "\"}}");
 	}
 
 	/** The key as OpenAI's 401 repeats it: its first 8 and last 4 characters around asterisks. */

@@ -1,7 +1,9 @@
 package dev.llmresilience.operate;
 
 import java.time.Duration;
+import java.util.UUID;
 
+import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmInvalidRequestException;
@@ -39,12 +41,14 @@ class GatewayMetricsTests {
 		this.contextRunner.run((context) -> {
 			ChatResponse response = context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10));
 			assertThat(response.tier()).isEqualTo(Tier.PRIMARY);
+			assertThat(response.model()).isEqualTo("gpt-test-2026-01-01");
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			// the configured model: a value the provider chose is never a tag
 			Timer duration = meters.get("gen_ai.client.operation.duration")
 				.tag("gen_ai.operation.name", "chat")
 				.tag("gen_ai.provider.name", "openai")
 				.tag("gen_ai.request.model", "gpt-test")
-				.tag("gen_ai.response.model", "gpt-test-2026-01-01")
+				.tag("gen_ai.response.model", "gpt-test")
 				.tag("llm.endpoint", "primary")
 				.tag("error.type", "none")
 				.timer();
@@ -97,15 +101,23 @@ class GatewayMetricsTests {
 
 	@Test
 	void failureRecordsBusyCallsAndCallerErrors() {
+		// every answer names the key, the prompt and a new model: none of it may become a tag
+		this.upstreams.primary.enqueue(Upstreams.completion(Upstreams.KEY + " hello", "hi", 1, 1));
+		this.upstreams.backup.enqueue(Upstreams.completion(UUID.randomUUID() + " hello", "hi", 1, 1));
 		for (int i = 0; i < 3; i++) {
 			this.upstreams.primary.enqueue(Upstreams.status(500));
 			this.upstreams.backup.enqueue(Upstreams.status(500));
 		}
 		this.upstreams.primary.enqueue(new mockwebserver3.MockResponse.Builder().code(400)
-			.body("{\"error\":{\"message\":\"bad\",\"type\":\"invalid_request_error\",\"code\":null}}")
+			.body("{\"error\":{\"message\":\"bad " + Upstreams.KEY + " hello\",\"type\":\"" + Upstreams.KEY
+					+ "\",\"code\":\"" + Upstreams.KEY + " hello\"}}")
 			.build());
-		this.contextRunner.run((context) -> {
+		this.contextRunner.withPropertyValues("llm.routes.backup-only=backup").run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
+			assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).model()).isEqualTo("[redacted] hello");
+			assertThat(gateway.chat(ChatRequest.builder().user("hello").route("backup-only").build())
+				.block(Duration.ofSeconds(10))
+				.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.BUSY);
 			assertThatExceptionOfType(LlmInvalidRequestException.class)
 				.isThrownBy(() -> gateway.chat("hello").block(Duration.ofSeconds(10)));
@@ -114,9 +126,12 @@ class GatewayMetricsTests {
 				.isEqualTo(1);
 			assertThat(meters.get("llm.gateway.calls").tags("llm.tier", "NONE", "llm.outcome", "error").counter().count())
 				.isEqualTo(1);
-			assertThat(meters.getMeters())
+			assertThat(meters.getMeters()).isNotEmpty()
 				.allSatisfy((meter) -> assertThat(meter.getId().getTags().toString()).doesNotContain("hello")
 					.doesNotContain(Upstreams.KEY));
+			assertThat(meters.find("gen_ai.client.operation.duration").timers())
+				.extracting((timer) -> timer.getId().getTag("gen_ai.response.model"))
+				.containsOnly("gpt-test", "small-test");
 		});
 	}
 

@@ -68,10 +68,17 @@ final class Upstreams implements AutoCloseable {
 			.build();
 	}
 
+	/**
+	 * An error status whose message repeats the key it was sent, as a careless provider or proxy
+	 * might: what a test then finds of the key came through the starter.
+	 * @param code the status
+	 * @return the response
+	 */
 	static MockResponse status(int code) {
 		return new MockResponse.Builder().code(code)
 			.setHeader("Content-Type", "application/json")
-			.body("{\"error\":{\"message\":\"upstream says " + code + "\",\"type\":\"server_error\",\"code\":null}}")
+			.body("{\"error\":{\"message\":\"upstream says " + code + " to Authorization: Bearer " + KEY
+					+ " (key " + KEY + ")\",\"type\":\"server_error\",\"code\":null}}")
 			.build();
 	}
 

@@ -96,9 +96,15 @@ class ChatController {
 	 */
 	record PromptRequest(@Nullable String prompt, @Nullable String route, @Nullable Boolean deferrable) {
 
+		/** The longest prompt taken: whoever reaches this API spends the configured providers' budget. */
+		static final int MAX_PROMPT = 8000;
+
 		ChatRequest toChatRequest() {
 			if (this.prompt == null || this.prompt.isBlank()) {
 				throw new IllegalArgumentException("'prompt' is required, e.g. {\"prompt\": \"Hello\"}");
+			}
+			if (this.prompt.length() > MAX_PROMPT) {
+				throw new IllegalArgumentException("'prompt' is longer than " + MAX_PROMPT + " characters");
 			}
 			return ChatRequest.builder()
 				.user(this.prompt)

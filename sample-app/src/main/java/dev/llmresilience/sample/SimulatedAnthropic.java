@@ -46,6 +46,9 @@ class SimulatedAnthropic {
 			return Mono.just(error(HttpStatus.BAD_REQUEST, "invalid_request_error",
 					(version == null) ? "anthropic-version: header is required" : "max_tokens: Field required"));
 		}
+		if (!this.modes.admits(provider)) {
+			return Mono.just(SimulatedModes.refused());
+		}
 		SimulatedMode mode = this.modes.request(provider);
 		String model = String.valueOf(request.getOrDefault("model", "sim"));
 		String text = "[" + provider + "] You said: " + SimulatedModes.lastUserMessage(request);

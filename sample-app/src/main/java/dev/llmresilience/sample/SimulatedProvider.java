@@ -59,6 +59,9 @@ class SimulatedProvider {
 	}
 
 	private Mono<? extends ResponseEntity<?>> answer(String provider, Map<String, Object> request, boolean azure) {
+		if (!this.modes.admits(provider)) {
+			return Mono.just(SimulatedModes.refused());
+		}
 		SimulatedMode mode = this.modes.request(provider);
 		String model = String.valueOf(request.getOrDefault("model", "sim"));
 		String text = "[" + provider + "] You said: " + SimulatedModes.lastUserMessage(request);
@@ -99,14 +102,21 @@ class SimulatedProvider {
 			return ResponseEntity.badRequest()
 				.body(Map.of("error", "Unknown mode '" + body.get("mode") + "'", "modes", SimulatedMode.names()));
 		}
-		this.modes.set(provider, mode,
-				(body.get("after") != null) ? Integer.valueOf(Integer.parseInt(String.valueOf(body.get("after")))) : null);
+		Integer after = SimulatedModes.after(body.get("after"));
+		if (after == null) {
+			return ResponseEntity.badRequest()
+				.body(Map.of("error", "'after' must be a whole number from 0 to " + SimulatedModes.MAX_AFTER));
+		}
+		if (!this.modes.admits(provider)) {
+			return SimulatedModes.refused();
+		}
+		this.modes.set(provider, mode, after);
 		return ResponseEntity.ok(this.modes.state(provider));
 	}
 
 	@GetMapping("/mode")
-	Map<String, Object> getMode(@PathVariable String provider) {
-		return this.modes.state(provider);
+	ResponseEntity<Map<String, Object>> getMode(@PathVariable String provider) {
+		return this.modes.admits(provider) ? ResponseEntity.ok(this.modes.state(provider)) : SimulatedModes.refused();
 	}
 
 	private static Map<String, Object> completion(String model, @Nullable String content, String finishReason) {

@@ -5,37 +5,36 @@ import java.util.List;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ToolCall;
-import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.ProviderText;
+import dev.llmresilience.protocol.ReportedUsage;
+import dev.llmresilience.protocol.ReservedFields;
+import dev.llmresilience.protocol.StreamLimits;
 import dev.llmresilience.protocol.UpstreamHttp;
 import dev.llmresilience.protocol.WireJson;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * A client of Anthropic's Messages API ({@code POST {base-url}/messages}) for one endpoint. One
  * subscription makes one HTTP call. An answer is read whole (up to the endpoint's
- * {@code max-response-size}); a stream is read event by event with Spring's server-sent-event
- * decoder and completes only at {@code message_stop}. Errors, in a status or inside a stream, are
- * mapped into the project's failure rules by {@link AnthropicErrors}.
+ * {@code max-response-size}); a stream is read event by event within the attempt's
+ * {@link StreamLimits} and completes only at {@code message_stop}. Errors, in a status or inside a
+ * stream, are mapped into the project's failure rules by {@link AnthropicErrors}; what the provider
+ * says is redacted ({@link ProviderText}) and its token counts checked ({@link ReportedUsage}).
  */
 public final class AnthropicClient implements LlmClient, AutoCloseable {
-
-	private static final ParameterizedTypeReference<ServerSentEvent<String>> EVENTS = new ParameterizedTypeReference<>() {
-	};
 
 	private final ClientSettings settings;
 
@@ -46,6 +45,10 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 	private final FailureClassifier classifier;
 
 	private final AnthropicErrors errors;
+
+	private final ProviderText providerText;
+
+	private final ReportedUsage usage;
 
 	private final Runnable onClose;
 
@@ -62,6 +65,8 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 		this.mapper = WireJson.mapper();
 		this.classifier = classifier;
 		this.errors = new AnthropicErrors(settings.name(), classifier, settings.secrets());
+		this.providerText = new ProviderText(settings, classifier);
+		this.usage = new ReportedUsage(settings.name());
 		this.onClose = onClose;
 	}
 
@@ -78,7 +83,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
 			.bodyValue(body(request, false))
-			.exchangeToMono(this::read));
+			.exchangeToMono(this::read)).onErrorMap(this.providerText::classify);
 	}
 
 	@Override
@@ -88,10 +93,11 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
 			.bodyValue(body(request, true))
-			.exchangeToFlux(this::readStream));
+			.exchangeToFlux(this::readStream)).onErrorMap(this.providerText::classify);
 	}
 
 	private byte[] body(ChatRequest request, boolean stream) {
+		ReservedFields.check(request);
 		return this.mapper.writeValueAsBytes(AnthropicRequests.toWire(this.settings.model(), request, stream));
 	}
 
@@ -100,14 +106,16 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			// An error status, or a server that answered with the whole message: read it like chat.
 			return read(response).map(CompletionDelta::of).flux();
 		}
-		return new AnthropicStreamReader(this.settings.name(), this.classifier, this.errors)
-			.read(response.bodyToFlux(EVENTS));
+		StreamLimits limits = new StreamLimits(this.settings);
+		return limits.deltas(new AnthropicStreamReader(this.settings.name(), this.classifier, this.errors, this.usage,
+				this.providerText)
+			.read(limits.events(response)));
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
 		int status = response.statusCode().value();
 		HttpHeaders headers = response.headers().asHttpHeaders();
-		return response.bodyToMono(String.class).defaultIfEmpty("").map((body) -> interpret(status, headers, body));
+		return UpstreamHttp.body(response).map((body) -> interpret(status, headers, body));
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {
@@ -139,8 +147,8 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			throw failure;
 		}
 		AnthropicMessage.Usage usage = message.usage();
-		return new Completion(text.toString(), message.model(), finishReason, toolCalls,
-				(usage != null) ? new Usage(usage.promptTokens(), usage.outputTokens()) : null);
+		return new Completion(text.toString(), this.providerText.model(message.model()), finishReason, toolCalls,
+				(usage != null) ? this.usage.read(usage.promptTokens(), usage.outputTokens()) : null);
 	}
 
 }

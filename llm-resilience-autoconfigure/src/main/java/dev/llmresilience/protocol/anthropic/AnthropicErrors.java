@@ -80,8 +80,8 @@ final class AnthropicErrors {
 	}
 
 	private ProviderError providerError(AnthropicMessage.Error error) {
-		String message = (error.message() != null) ? Redaction.redact(error.message(), this.secrets) : null;
-		return new ProviderError(error.type(), isContextLength(error) ? CONTEXT_LENGTH_EXCEEDED : null, message);
+		return new ProviderError(Redaction.redactAndCut(error.type(), this.secrets),
+				isContextLength(error) ? CONTEXT_LENGTH_EXCEEDED : null, Redaction.redactAndCut(error.message(), this.secrets));
 	}
 
 	// "prompt is too long: 208310 tokens > 200000 maximum", or "input length and `max_tokens` exceed

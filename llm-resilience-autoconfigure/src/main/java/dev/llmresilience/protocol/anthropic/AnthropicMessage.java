@@ -80,24 +80,25 @@ record AnthropicMessage(@JsonProperty("type") @Nullable String type, @JsonProper
 	 * @param cacheCreationInputTokens prompt tokens written to the cache
 	 * @param cacheReadInputTokens prompt tokens read from the cache
 	 */
+	// Long, so that an absurd count is checked (ReportedUsage) rather than failing the whole body.
 	@JsonIgnoreProperties(ignoreUnknown = true)
-	record Usage(@JsonProperty("input_tokens") @Nullable Integer inputTokens,
-			@JsonProperty("output_tokens") @Nullable Integer outputTokens,
-			@JsonProperty("cache_creation_input_tokens") @Nullable Integer cacheCreationInputTokens,
-			@JsonProperty("cache_read_input_tokens") @Nullable Integer cacheReadInputTokens) {
+	record Usage(@JsonProperty("input_tokens") @Nullable Long inputTokens,
+			@JsonProperty("output_tokens") @Nullable Long outputTokens,
+			@JsonProperty("cache_creation_input_tokens") @Nullable Long cacheCreationInputTokens,
+			@JsonProperty("cache_read_input_tokens") @Nullable Long cacheReadInputTokens) {
 
 		/**
 		 * The prompt's tokens in all, cached or not, as OpenAI's {@code prompt_tokens} counts them.
 		 * @return the count, or {@code null} when none was reported
 		 */
-		@Nullable Integer promptTokens() {
+		@Nullable Long promptTokens() {
 			if (this.inputTokens == null && this.cacheCreationInputTokens == null && this.cacheReadInputTokens == null) {
 				return null;
 			}
 			return count(this.inputTokens) + count(this.cacheCreationInputTokens) + count(this.cacheReadInputTokens);
 		}
 
-		private static int count(@Nullable Integer tokens) {
+		private static long count(@Nullable Long tokens) {
 			return (tokens != null) ? tokens : 0;
 		}
 

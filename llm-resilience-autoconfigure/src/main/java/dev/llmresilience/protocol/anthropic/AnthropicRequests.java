@@ -8,7 +8,12 @@ import java.util.Set;
 
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Tool;
+import dev.llmresilience.chat.ToolChoice;
+import dev.llmresilience.failure.LlmInvalidRequestException;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Turns a {@link ChatRequest}, which speaks OpenAI's terms, into a Messages API request. A route may
@@ -29,9 +34,12 @@ final class AnthropicRequests {
 			"logprobs", "top_logprobs", "seed", "response_format", "stream_options", "service_tier", "store",
 			"modalities", "audio", "prediction", "reasoning_effort", "web_search_options");
 
-	// OpenAI's request fields that Anthropic spells otherwise: see translate().
-	private static final Set<String> TRANSLATED = Set.of("stop", "tools", "tool_choice", "parallel_tool_calls", "user",
+	// OpenAI's request fields that Anthropic spells otherwise: see translate(). tools and tool_choice
+	// are the request's own fields (ReservedFields refuses them in extra).
+	private static final Set<String> TRANSLATED = Set.of("stop", "parallel_tool_calls", "user",
 			"max_completion_tokens");
+
+	private static final JsonMapper mapper = JsonMapper.builder().build();
 
 	// Set from the request's own fields; an extra field of the same name would be sent twice.
 	private static final Set<String> OWN_FIELDS = Set.of("model", "max_tokens", "messages", "system", "temperature",
@@ -52,16 +60,17 @@ final class AnthropicRequests {
 		List<AnthropicRequest.Message> messages = new ArrayList<>();
 		for (ChatMessage message : request.messages()) {
 			switch (message.role()) {
-				case "system", "developer" -> system.add(message.content());
-				// Until a ChatMessage carries the id of the call it answers, a tool's result goes as the user's text.
-				case "tool" -> messages.add(new AnthropicRequest.Message("user", message.content()));
-				default -> messages.add(new AnthropicRequest.Message(message.role(), message.content()));
+				case "system", "developer" -> system.add(message.text());
+				// Tool calls and results are not mapped to tool_use blocks yet: a result goes as the user's text,
+				// and text() gives a message of parts (or of tool calls only) its text.
+				case "tool" -> messages.add(new AnthropicRequest.Message("user", message.text()));
+				default -> messages.add(new AnthropicRequest.Message(message.role(), message.text()));
 			}
 		}
 		trimFinalAssistantTurn(messages);
 		return new AnthropicRequest(model, maxTokens(request), messages,
 				system.isEmpty() ? null : String.join("\n\n", system), temperature(request.temperature()),
-				stream ? Boolean.TRUE : null, translate(request.extra()));
+				stream ? Boolean.TRUE : null, translate(request));
 	}
 
 	// A conversation that ends with an assistant turn asks Claude to continue it (a stream resumed on
@@ -95,7 +104,8 @@ final class AnthropicRequests {
 		return (temperature != null) ? Math.max(0.0, Math.min(1.0, temperature)) : null;
 	}
 
-	private static Map<String, Object> translate(Map<String, Object> extra) {
+	private static Map<String, Object> translate(ChatRequest request) {
+		Map<String, Object> extra = request.extra();
 		Map<String, Object> wire = new LinkedHashMap<>();
 		extra.forEach((name, value) -> {
 			if (!DROPPED.contains(name) && !TRANSLATED.contains(name) && !OWN_FIELDS.contains(name)) {
@@ -106,10 +116,10 @@ final class AnthropicRequests {
 		if (stop != null && !wire.containsKey("stop_sequences")) {
 			wire.put("stop_sequences", (stop instanceof List<?> list) ? list : List.of(stop));
 		}
-		if (extra.get("tools") instanceof List<?> tools) {
-			wire.put("tools", tools.stream().map(AnthropicRequests::tool).toList());
+		if (!request.tools().isEmpty()) {
+			wire.put("tools", request.tools().stream().map(AnthropicRequests::tool).toList());
 		}
-		Map<String, Object> toolChoice = toolChoice(extra.get("tool_choice"));
+		Map<String, Object> toolChoice = toolChoice(request.toolChoice());
 		if (Boolean.FALSE.equals(extra.get("parallel_tool_calls"))) {
 			toolChoice = (toolChoice != null) ? new LinkedHashMap<>(toolChoice) : new LinkedHashMap<>(Map.of("type", "auto"));
 			if (!"none".equals(toolChoice.get("type"))) {
@@ -126,38 +136,41 @@ final class AnthropicRequests {
 	}
 
 	// {"type": "function", "function": {"name", "description", "parameters"}} -> {"name", "description", "input_schema"}
-	private static Object tool(Object tool) {
-		if (!(tool instanceof Map<?, ?> map) || !"function".equals(map.get("type"))
-				|| !(map.get("function") instanceof Map<?, ?> function)) {
-			return tool; // already in Anthropic's shape, or one of its own tools
-		}
+	private static Map<String, Object> tool(Tool tool) {
 		Map<String, Object> wire = new LinkedHashMap<>();
-		wire.put("name", function.get("name"));
-		if (function.get("description") != null) {
-			wire.put("description", function.get("description"));
+		wire.put("name", tool.name());
+		if (tool.description() != null) {
+			wire.put("description", tool.description());
 		}
-		wire.put("input_schema", (function.get("parameters") != null) ? function.get("parameters")
-				: Map.of("type", "object", "properties", Map.of()));
+		wire.put("input_schema", (tool.parameters() != null) ? schema(tool) : Map.of("type", "object", "properties", Map.of()));
 		return wire;
 	}
 
-	private static @Nullable Map<String, Object> toolChoice(@Nullable Object choice) {
-		if (choice instanceof String mode) {
-			return switch (mode) {
-				case "none" -> Map.of("type", "none");
-				case "required" -> Map.of("type", "any");
-				default -> Map.of("type", "auto");
-			};
-		}
-		if (choice instanceof Map<?, ?> map) {
-			if ("function".equals(map.get("type")) && map.get("function") instanceof Map<?, ?> function) {
-				return Map.of("type", "tool", "name", String.valueOf(function.get("name")));
+	private static Object schema(Tool tool) {
+		try {
+			Object schema = mapper.readValue(tool.parameters(), Object.class);
+			if (schema instanceof Map<?, ?>) {
+				return schema;
 			}
-			Map<String, Object> copy = new LinkedHashMap<>();
-			map.forEach((key, value) -> copy.put(String.valueOf(key), value));
-			return copy;
 		}
-		return null;
+		catch (JacksonException ex) {
+			// refused below
+		}
+		throw new LlmInvalidRequestException("The parameters of tool '" + tool.name()
+				+ "' are not a JSON object; give its JSON Schema as JSON text, e.g. {\"type\":\"object\",\"properties\":{}}",
+				null, 0, "invalid_tool_parameters");
+	}
+
+	private static @Nullable Map<String, Object> toolChoice(@Nullable ToolChoice choice) {
+		if (choice == null) {
+			return null;
+		}
+		return switch (choice.mode()) {
+			case AUTO -> Map.of("type", "auto");
+			case NONE -> Map.of("type", "none");
+			case REQUIRED -> Map.of("type", "any");
+			case FUNCTION -> Map.of("type", "tool", "name", String.valueOf(choice.function()));
+		};
 	}
 
 }

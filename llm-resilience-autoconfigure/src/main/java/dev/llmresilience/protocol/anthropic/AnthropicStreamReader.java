@@ -8,6 +8,8 @@ import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.ProviderText;
+import dev.llmresilience.protocol.ReportedUsage;
 import dev.llmresilience.protocol.WireJson;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -18,7 +20,7 @@ import org.springframework.http.codec.ServerSentEvent;
 
 /**
  * Turns the server-sent events of one streamed Messages API answer into {@link CompletionDelta}s.
- * Spring's SSE decoder has dealt with the framing; this reads each event's JSON and follows the
+ * The protocol's {@code StreamLimits} have dealt with the framing; this reads each event's JSON and follows the
  * message: text deltas become content, a {@code tool_use} block and its {@code input_json_delta}s
  * become tool-call pieces (numbered among the tool calls only, as OpenAI numbers them),
  * {@code message_delta} brings the finish reason and the usage, {@code message_stop} ends the
@@ -35,10 +37,17 @@ final class AnthropicStreamReader {
 
 	private final AnthropicErrors errors;
 
-	AnthropicStreamReader(String endpoint, FailureClassifier classifier, AnthropicErrors errors) {
+	private final ReportedUsage usage;
+
+	private final ProviderText providerText;
+
+	AnthropicStreamReader(String endpoint, FailureClassifier classifier, AnthropicErrors errors, ReportedUsage usage,
+			ProviderText providerText) {
 		this.endpoint = endpoint;
 		this.classifier = classifier;
 		this.errors = errors;
+		this.usage = usage;
+		this.providerText = providerText;
 	}
 
 	/**
@@ -88,10 +97,10 @@ final class AnthropicStreamReader {
 		}
 	}
 
-	private static void start(AnthropicEvent event, SynchronousSink<CompletionDelta> sink, Message message) {
+	private void start(AnthropicEvent event, SynchronousSink<CompletionDelta> sink, Message message) {
 		AnthropicMessage start = event.message();
 		if (start != null) {
-			message.model = start.model();
+			message.model = this.providerText.model(start.model());
 			message.usage = start.usage();
 		}
 		sink.next(new CompletionDelta("", List.of(), null, null, message.model));
@@ -131,12 +140,12 @@ final class AnthropicStreamReader {
 
 	// The counts of message_delta are the message's totals so far; its input counts, where present,
 	// are the same as message_start's.
-	private static void messageDelta(AnthropicEvent event, SynchronousSink<CompletionDelta> sink, Message message) {
+	private void messageDelta(AnthropicEvent event, SynchronousSink<CompletionDelta> sink, Message message) {
 		AnthropicMessage.Usage counts = (event.usage() != null) ? event.usage() : message.usage;
-		Integer prompt = (counts != null && counts.promptTokens() != null) ? counts.promptTokens()
+		Long prompt = (counts != null && counts.promptTokens() != null) ? counts.promptTokens()
 				: (message.usage != null) ? message.usage.promptTokens() : null;
-		Integer completion = (counts != null) ? counts.outputTokens() : null;
-		Usage usage = (prompt != null || completion != null) ? new Usage(prompt, completion) : null;
+		Long completion = (counts != null) ? counts.outputTokens() : null;
+		Usage usage = this.usage.read(prompt, completion);
 		String stopReason = (event.delta() != null) ? event.delta().stopReason() : null;
 		sink.next(new CompletionDelta("", List.of(), AnthropicMessage.finishReason(stopReason), usage, message.model));
 	}

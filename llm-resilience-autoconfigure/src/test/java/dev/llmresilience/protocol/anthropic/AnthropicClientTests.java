@@ -15,7 +15,9 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.LlmGateway;
 import mockwebserver3.MockResponse;
@@ -92,15 +94,14 @@ class AnthropicClientTests {
 	@Test
 	void openAiFieldNamesAreTranslatedAndThoseWithoutAnEquivalentAreLeftOut() throws Exception {
 		this.upstreams.server("primary").enqueue(Wire.ANTHROPIC.answer("ok"));
-		Map<String, Object> weather = Map.of("type", "function", "function", Map.of("name", "get_weather",
-				"description", "The weather in a city", "parameters", Map.of("type", "object", "properties",
-						Map.of("city", Map.of("type", "string")))));
+		Tool weather = Tool.function("get_weather", "The weather in a city",
+				"{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}");
 		ChatRequest request = ChatRequest.builder()
 			.user("Weather in Paris?")
 			.temperature(1.6)
 			.maxTokens(200)
-			.extra("tools", List.of(weather))
-			.extra("tool_choice", "required")
+			.tool(weather)
+			.toolChoice(ToolChoice.required())
 			.extra("parallel_tool_calls", false)
 			.extra("stop", "END")
 			.extra("seed", 42)

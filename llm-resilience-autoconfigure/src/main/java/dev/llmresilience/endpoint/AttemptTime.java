@@ -13,11 +13,11 @@ import reactor.core.CoreSubscriber;
 import reactor.core.scheduler.Scheduler;
 
 /**
- * The time limits of the attempts of one endpoint call: each attempt's {@link AttemptWatchdog}, its
- * bounds capped at what is left of the call's deadline, the error each expiry stands for, and
- * whether a retry still fits in the deadline.
+ * The time rules of the attempts of one endpoint call (docs/liveness.md): each attempt's
+ * {@link AttemptWatchdog}, its bounds capped at what is left of the call's deadline; the failure
+ * each bound stands for when it fires; and whether a retry still fits in what is left.
  */
-final class AttemptLimits implements Function<AttemptWatchdog.Expiry, Throwable> {
+final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 
 	/** Why a retry was refused: the deadline could not fit it. */
 	static final String NO_TIME_LEFT = "what is left of the call's deadline cannot fit another attempt";
@@ -32,7 +32,7 @@ final class AttemptLimits implements Function<AttemptWatchdog.Expiry, Throwable>
 
 	private final boolean streaming;
 
-	AttemptLimits(EndpointSettings settings, ChatRequest request, EndpointAttempt.Exposure exposure,
+	AttemptTime(EndpointSettings settings, ChatRequest request, EndpointAttempt.Exposure exposure,
 			CallContext context, boolean streaming) {
 		this.settings = settings;
 		this.request = request;

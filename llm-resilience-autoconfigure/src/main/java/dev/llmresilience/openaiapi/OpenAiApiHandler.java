@@ -1,0 +1,218 @@
+package dev.llmresilience.openaiapi;
+
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Tier;
+import dev.llmresilience.chat.Usage;
+import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.gateway.RouteSelector;
+import dev.llmresilience.protocol.OpenAiApiCodec;
+import dev.llmresilience.protocol.OpenAiApiRequest;
+import dev.llmresilience.protocol.WireFormatException;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The OpenAI-compatible API, apart from any web stack: authenticates the client, reads its
+ * chat-completions request, names the route by the request's {@code model}, calls the gateway and
+ * shapes what it answers as OpenAI does. A stream's status is decided on its first chunk, so that a
+ * busy answer is a 503 and not a stream; once a stream has started, a failure ends it with an
+ * in-band error event.
+ */
+public final class OpenAiApiHandler {
+
+	private static final Pattern SAFE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+	private static final String DONE = "[DONE]";
+
+	private final LlmGateway gateway;
+
+	private final EndpointRegistry endpoints;
+
+	private final RouteSelector routeSelector;
+
+	private final ClientKeys keys;
+
+	private final String busyMessage;
+
+	private final long maxRequestSize;
+
+	private final Clock clock;
+
+	private final OpenAiApiCodec codec = new OpenAiApiCodec();
+
+	private final ApiReplies replies;
+
+	/**
+	 * Create a handler.
+	 * @param gateway the gateway that answers
+	 * @param endpoints the endpoints and routes (a request's {@code model} names a route)
+	 * @param routeSelector picks the route of a request without a {@code model}
+	 * @param keys the keys clients authenticate with
+	 * @param busyMessage the message of a busy answer raised as an error ({@code busy-as-error})
+	 * @param maxRequestSize the largest request body, in bytes
+	 * @param clock the clock of the answers' {@code created} and of the breakers' waits
+	 */
+	public OpenAiApiHandler(LlmGateway gateway, EndpointRegistry endpoints, RouteSelector routeSelector, ClientKeys keys,
+			String busyMessage, long maxRequestSize, Clock clock) {
+		this.gateway = gateway;
+		this.endpoints = endpoints;
+		this.routeSelector = routeSelector;
+		this.keys = keys;
+		this.busyMessage = busyMessage;
+		this.maxRequestSize = maxRequestSize;
+		this.clock = clock;
+		this.replies = new ApiReplies(this.codec, new BreakerWaits(endpoints, clock));
+	}
+
+	/**
+	 * The largest request body the API reads.
+	 * @return the size in bytes
+	 */
+	public long maxRequestSize() {
+		return this.maxRequestSize;
+	}
+
+	/**
+	 * The id of a request: the client's {@code x-request-id} when it is a short token, else a new one.
+	 * @param clientId the header's value, or {@code null}
+	 * @return the id to answer with
+	 */
+	public static String requestId(@Nullable String clientId) {
+		return (clientId != null && SAFE_REQUEST_ID.matcher(clientId).matches()) ? clientId : UUID.randomUUID().toString();
+	}
+
+	/**
+	 * The answer to a body larger than {@link #maxRequestSize()}.
+	 * @param requestId the request's id
+	 * @return a 413
+	 */
+	public OpenAiApiReply tooLarge(String requestId) {
+		return this.replies.tooLarge(requestId, this.maxRequestSize);
+	}
+
+	/**
+	 * {@code GET /models}: the routes, as the models a client may ask for.
+	 * @param authorization the {@code Authorization} header, or {@code null}
+	 * @param requestId the request's id
+	 * @return the list, or a 401
+	 */
+	public OpenAiApiReply models(@Nullable String authorization, String requestId) {
+		if (!this.keys.accepts(authorization)) {
+			return this.replies.unauthorized(requestId);
+		}
+		byte[] body = this.codec.models(List.copyOf(this.endpoints.routeNames().keySet()), "llm-resilience");
+		return new OpenAiApiReply(200, Map.of(ApiReplies.REQUEST_ID, requestId), body, null);
+	}
+
+	/**
+	 * {@code POST /chat/completions}.
+	 * @param authorization the {@code Authorization} header, or {@code null}
+	 * @param requestId the request's id
+	 * @param body the request body, at most {@link #maxRequestSize()} bytes
+	 * @return the reply; for a stream, once its first chunk (or its failure) is known
+	 */
+	public Mono<OpenAiApiReply> chatCompletions(@Nullable String authorization, String requestId, byte[] body) {
+		if (!this.keys.accepts(authorization)) {
+			return Mono.just(this.replies.unauthorized(requestId));
+		}
+		OpenAiApiRequest read;
+		try {
+			read = this.codec.read(body);
+		}
+		catch (WireFormatException ex) {
+			return Mono.just(this.replies.badRequest(requestId, ex.getMessage(), ex.param(), null));
+		}
+		ChatRequest request = read.request();
+		String route = (request.route() != null) ? request.route() : this.routeSelector.select(request);
+		if (this.endpoints.route(route) == null) {
+			return Mono.just(this.replies.unknownModel(requestId, route, this.endpoints.routeNames().keySet()));
+		}
+		ChatRequest routed = request.toBuilder().route(route).build();
+		return read.stream() ? stream(requestId, route, routed, read.includeUsage()) : chat(requestId, route, routed);
+	}
+
+	private Mono<OpenAiApiReply> chat(String requestId, String route, ChatRequest request) {
+		return this.gateway.chat(request)
+			.map((response) -> (response.tier() == Tier.BUSY) ? busy(requestId, route, response)
+					: new OpenAiApiReply(200, ApiReplies.answered(requestId, response),
+							this.codec.completion(completionId(), now(), modelOf(route, response.endpoint(), response.model()),
+									response),
+							null))
+			.onErrorResume((error) -> Mono.just(this.replies.failure(requestId, route, error, this.busyMessage)));
+	}
+
+	private OpenAiApiReply busy(String requestId, String route, ChatResponse response) {
+		return this.replies.busy(requestId, route, response.content(), "content_filter".equals(response.finishReason()));
+	}
+
+	/**
+	 * Waits for the stream's first chunk to choose the status: a busy chunk or an early failure is
+	 * an error answer; anything else starts a 200 stream that replays the first chunk and goes on.
+	 * The source is kept running after the decision ({@code cancelSourceOnComplete=false}) for the
+	 * web stack to subscribe to the events.
+	 */
+	private Mono<OpenAiApiReply> stream(String requestId, String route, ChatRequest request, boolean includeUsage) {
+		return this.gateway.stream(request).switchOnFirst((first, chunks) -> {
+			if (first.hasValue()) {
+				ChatChunk chunk = first.get();
+				if (chunk.tier() == Tier.BUSY) {
+					return Mono.just(this.replies.busy(requestId, route, chunk.content(),
+							"content_filter".equals(chunk.finishReason())));
+				}
+				return Mono.just(new OpenAiApiReply(200,
+						ApiReplies.tierHeaders(requestId, chunk.tier().name(), chunk.endpoint()),
+						null, events(requestId, modelOf(route, chunk.endpoint(), null), chunks, includeUsage)));
+			}
+			Throwable error = (first.getThrowable() != null) ? first.getThrowable()
+					: new IllegalStateException("The gateway's stream ended without a chunk");
+			return Mono.just(this.replies.failure(requestId, route, error, this.busyMessage));
+		}, false).singleOrEmpty();
+	}
+
+	private Flux<String> events(String requestId, String model, Flux<ChatChunk> chunks, boolean includeUsage) {
+		String id = completionId();
+		long created = now();
+		AtomicBoolean first = new AtomicBoolean(true);
+		AtomicReference<Usage> usage = new AtomicReference<>();
+		Flux<String> data = chunks.map((chunk) -> {
+			if (chunk.usage() != null) {
+				usage.set(chunk.usage());
+			}
+			return this.codec.chunk(id, created, model, chunk, first.getAndSet(false));
+		});
+		Flux<String> tail = Flux.defer(() -> includeUsage
+				? Flux.just(this.codec.usageChunk(id, created, model, usage.get()), DONE) : Flux.just(DONE));
+		return data.concatWith(tail).onErrorResume((error) -> Flux.just(this.replies.streamError(requestId, error)));
+	}
+
+	/** The answering endpoint's model as the provider named it, else as configured, else the route. */
+	private String modelOf(String route, @Nullable String endpoint, @Nullable String answered) {
+		if (answered != null) {
+			return answered;
+		}
+		LlmEndpoint served = (endpoint != null) ? this.endpoints.endpoint(endpoint) : null;
+		return (served != null) ? served.settings().model() : route;
+	}
+
+	private long now() {
+		return this.clock.instant().getEpochSecond();
+	}
+
+	private static String completionId() {
+		return "chatcmpl-" + UUID.randomUUID().toString().replace("-", "");
+	}
+
+}

@@ -1,0 +1,227 @@
+package dev.llmresilience.protocol;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import dev.llmresilience.chat.ChatMessage;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ContentPart;
+import dev.llmresilience.chat.Tool;
+import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.chat.ToolChoice;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Reads the body of an OpenAI chat-completions request into a {@link ChatRequest}: what the
+ * project models (messages, temperature, {@code max_tokens}, tools, tool choice) into its fields,
+ * every other field into {@code extra} as it is. Each refusal names the field.
+ */
+final class OpenAiRequestReader {
+
+	/** Fields the reader consumes; the others pass through in extra. */
+	private static final Set<String> CONSUMED = Set.of("model", "messages", "temperature", "max_tokens", "stream",
+			"stream_options", "tools", "tool_choice", "n");
+
+	private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
+
+	private final JsonMapper mapper;
+
+	OpenAiRequestReader(JsonMapper mapper) {
+		this.mapper = mapper;
+	}
+
+	OpenAiApiRequest read(JsonNode body) {
+		if (!body.isObject()) {
+			throw new WireFormatException("The request body must be a JSON object", null);
+		}
+		for (String deprecated : List.of("functions", "function_call")) {
+			if (body.has(deprecated)) {
+				throw new WireFormatException("'" + deprecated + "' is not supported: use 'tools' and 'tool_choice'",
+						deprecated);
+			}
+		}
+		JsonNode n = body.get("n");
+		if (n != null && !n.isNull() && !(n.isIntegralNumber() && n.intValue() == 1)) {
+			throw new WireFormatException("Only n=1 is supported: the gateway answers with one choice", "n");
+		}
+		ChatRequest.Builder builder = ChatRequest.builder()
+			.messages(messages(body.get("messages")))
+			.temperature(number(body, "temperature"))
+			.maxTokens(integer(body, "max_tokens"))
+			.tools(tools(body.get("tools")))
+			.toolChoice(toolChoice(body.get("tool_choice")));
+		for (Map.Entry<String, JsonNode> field : body.properties()) {
+			if (!CONSUMED.contains(field.getKey()) && !field.getValue().isNull()) {
+				builder.extra(field.getKey(), this.mapper.treeToValue(field.getValue(), Object.class));
+			}
+		}
+		String model = text(body, "model");
+		builder.route((model != null && !model.isBlank()) ? model : null);
+		boolean stream = body.path("stream").booleanValue(false);
+		boolean includeUsage = body.path("stream_options").path("include_usage").booleanValue(false);
+		try {
+			return new OpenAiApiRequest(builder.build(), stream, includeUsage);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WireFormatException(ex.getMessage(), null);
+		}
+	}
+
+	private List<ChatMessage> messages(@Nullable JsonNode messages) {
+		if (messages == null || !messages.isArray() || messages.isEmpty()) {
+			throw new WireFormatException("'messages' must be a non-empty array", "messages");
+		}
+		List<ChatMessage> result = new ArrayList<>();
+		for (int i = 0; i < messages.size(); i++) {
+			result.add(message(messages.get(i), "messages[" + i + "]"));
+		}
+		return result;
+	}
+
+	private ChatMessage message(JsonNode message, String path) {
+		String role = text(message, "role");
+		if (role == null || !ROLES.contains(role)) {
+			throw new WireFormatException(path + ".role must be one of " + ROLES, path + ".role");
+		}
+		JsonNode content = message.get("content");
+		String text = null;
+		List<ContentPart> parts = List.of();
+		if (content != null && content.isString()) {
+			text = content.stringValue();
+		}
+		else if (content != null && content.isArray()) {
+			parts = parts(content, path + ".content");
+		}
+		else if (content != null && !content.isNull()) {
+			throw new WireFormatException(path + ".content must be a string, an array of parts or null", path + ".content");
+		}
+		List<ToolCall> calls = toolCalls(message.get("tool_calls"), path + ".tool_calls");
+		try {
+			return new ChatMessage(role, text, parts, calls, text(message, "tool_call_id"), text(message, "name"));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WireFormatException(path + ": " + ex.getMessage(), path);
+		}
+	}
+
+	private static List<ContentPart> parts(JsonNode content, String path) {
+		List<ContentPart> parts = new ArrayList<>();
+		for (int i = 0; i < content.size(); i++) {
+			JsonNode part = content.get(i);
+			String partPath = path + "[" + i + "]";
+			String type = text(part, "type");
+			if ("text".equals(type) && part.path("text").isString()) {
+				parts.add(ContentPart.text(part.get("text").stringValue()));
+			}
+			else if ("image_url".equals(type) && part.path("image_url").path("url").isString()) {
+				JsonNode image = part.get("image_url");
+				parts.add(new ContentPart.ImageUrl(image.get("url").stringValue(), text(image, "detail")));
+			}
+			else {
+				throw new WireFormatException(partPath + " must be a text or image_url part (type '" + type
+						+ "' is not supported)", partPath);
+			}
+		}
+		return parts;
+	}
+
+	private static List<ToolCall> toolCalls(@Nullable JsonNode calls, String path) {
+		if (calls == null || calls.isNull()) {
+			return List.of();
+		}
+		if (!calls.isArray()) {
+			throw new WireFormatException(path + " must be an array", path);
+		}
+		List<ToolCall> result = new ArrayList<>();
+		for (int i = 0; i < calls.size(); i++) {
+			JsonNode call = calls.get(i);
+			JsonNode function = call.path("function");
+			String id = text(call, "id");
+			String name = text(function, "name");
+			if (id == null || name == null) {
+				throw new WireFormatException(path + "[" + i + "] needs an id and a function name", path + "[" + i + "]");
+			}
+			String arguments = text(function, "arguments");
+			result.add(new ToolCall(id, name, (arguments != null) ? arguments : ""));
+		}
+		return result;
+	}
+
+	private List<Tool> tools(@Nullable JsonNode tools) {
+		if (tools == null || tools.isNull()) {
+			return List.of();
+		}
+		if (!tools.isArray()) {
+			throw new WireFormatException("'tools' must be an array", "tools");
+		}
+		List<Tool> result = new ArrayList<>();
+		for (int i = 0; i < tools.size(); i++) {
+			JsonNode tool = tools.get(i);
+			String path = "tools[" + i + "]";
+			JsonNode function = tool.path("function");
+			String name = text(function, "name");
+			if (!"function".equals(text(tool, "type")) || name == null || name.isBlank()) {
+				throw new WireFormatException(path + " must be a function tool with a name", path);
+			}
+			JsonNode parameters = function.get("parameters");
+			JsonNode strict = function.get("strict");
+			result.add(new Tool(name, text(function, "description"),
+					(parameters != null && parameters.isObject()) ? this.mapper.writeValueAsString(parameters) : null,
+					(strict != null && strict.isBoolean()) ? strict.booleanValue() : null));
+		}
+		return result;
+	}
+
+	private static @Nullable ToolChoice toolChoice(@Nullable JsonNode choice) {
+		if (choice == null || choice.isNull()) {
+			return null;
+		}
+		if (choice.isString()) {
+			return switch (choice.stringValue()) {
+				case "auto" -> ToolChoice.auto();
+				case "none" -> ToolChoice.none();
+				case "required" -> ToolChoice.required();
+				default -> throw new WireFormatException("'tool_choice' must be auto, none, required or a function",
+						"tool_choice");
+			};
+		}
+		String name = text(choice.path("function"), "name");
+		if (!"function".equals(text(choice, "type")) || name == null) {
+			throw new WireFormatException("'tool_choice' must be auto, none, required or {\"type\":\"function\",...}",
+					"tool_choice");
+		}
+		return ToolChoice.function(name);
+	}
+
+	private static @Nullable String text(JsonNode node, String field) {
+		JsonNode value = node.get(field);
+		return (value != null && value.isString()) ? value.stringValue() : null;
+	}
+
+	private static @Nullable Double number(JsonNode body, String field) {
+		JsonNode value = body.get(field);
+		if (value == null || value.isNull()) {
+			return null;
+		}
+		if (!value.isNumber()) {
+			throw new WireFormatException("'" + field + "' must be a number", field);
+		}
+		return value.doubleValue();
+	}
+
+	private static @Nullable Integer integer(JsonNode body, String field) {
+		JsonNode value = body.get(field);
+		if (value == null || value.isNull()) {
+			return null;
+		}
+		if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+			throw new WireFormatException("'" + field + "' must be an integer", field);
+		}
+		return value.intValue();
+	}
+
+}

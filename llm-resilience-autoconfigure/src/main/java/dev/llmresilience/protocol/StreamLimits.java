@@ -1,0 +1,112 @@
+package dev.llmresilience.protocol;
+
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.failure.LlmUpstreamException;
+import reactor.core.publisher.Flux;
+
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.codec.ServerSentEvent;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.client.ClientResponse;
+
+/**
+ * The caps on what one streamed attempt may send, so that a faulty provider cannot grow memory
+ * without bound: {@code max-stream-size} bytes of body and {@code max-stream-events} server-sent
+ * events in all ({@code max-response-size} already caps each event), and at most
+ * {@value #MAX_LEADING_WHITESPACE} characters of whitespace kept before the first token. Past a
+ * cap the attempt fails as {@link Outcome#MALFORMED_RESPONSE}: retried and counted as a provider
+ * failure before the first token, a broken stream after it. One instance serves one attempt; every
+ * protocol's client reads its streams through one.
+ */
+public final class StreamLimits {
+
+	/** Whitespace kept before a stream's first token, in characters; the rest is dropped. */
+	public static final int MAX_LEADING_WHITESPACE = 1024;
+
+	private final String endpoint;
+
+	private final long maxBytes;
+
+	private final long maxEvents;
+
+	private final SseEvents sse;
+
+	private long bytes;
+
+	private long events;
+
+	private int leadingWhitespace;
+
+	private boolean answering;
+
+	/**
+	 * The caps of one attempt.
+	 * @param settings the endpoint's settings
+	 */
+	public StreamLimits(ClientSettings settings) {
+		this.endpoint = settings.name();
+		this.maxBytes = settings.maxStreamSize();
+		this.maxEvents = settings.maxStreamEvents();
+		this.sse = new SseEvents((int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize()));
+	}
+
+	/**
+	 * The server-sent events of a response, split without logging them ({@link SseEvents}), failing
+	 * once the body has sent more than {@code max-stream-size} bytes or more than
+	 * {@code max-stream-events} events.
+	 * @param response the response
+	 * @return the events
+	 */
+	public Flux<ServerSentEvent<String>> events(ClientResponse response) {
+		return this.sse.read(countBytes(response.body(BodyExtractors.toDataBuffers()))).handle((event, sink) -> {
+			if (++this.events > this.maxEvents) {
+				sink.error(exceeded("more than max-stream-events (" + this.maxEvents + " events)"));
+			}
+			else {
+				sink.next(event);
+			}
+		});
+	}
+
+	/**
+	 * The deltas of the attempt, with the whitespace sent before the first token cut to
+	 * {@value #MAX_LEADING_WHITESPACE} characters.
+	 * @param deltas the deltas a protocol's reader made of the events
+	 * @return the deltas
+	 */
+	public Flux<CompletionDelta> deltas(Flux<CompletionDelta> deltas) {
+		return deltas.map(this::keepLeading);
+	}
+
+	private Flux<DataBuffer> countBytes(Flux<DataBuffer> body) {
+		return body.handle((buffer, sink) -> {
+			this.bytes += buffer.readableByteCount();
+			if (this.bytes > this.maxBytes) {
+				DataBufferUtils.release(buffer);
+				sink.error(exceeded("more than max-stream-size (" + this.maxBytes + " bytes)"));
+			}
+			else {
+				sink.next(buffer);
+			}
+		});
+	}
+
+	private CompletionDelta keepLeading(CompletionDelta delta) {
+		if (this.answering || (this.answering = delta.hasAnswer())) {
+			return delta;
+		}
+		String whitespace = delta.content();
+		int kept = Math.min(whitespace.length(), MAX_LEADING_WHITESPACE - this.leadingWhitespace);
+		this.leadingWhitespace += kept;
+		return (kept == whitespace.length()) ? delta : delta.withContent(whitespace.substring(0, kept));
+	}
+
+	private LlmUpstreamException exceeded(String what) {
+		return new LlmUpstreamException(this.endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
+				"The stream sent " + what + " in one attempt; the attempt is ended as a faulty answer. Raise the "
+						+ "endpoint's max-stream-size or max-stream-events if its answers are really that long.",
+				null);
+	}
+
+}

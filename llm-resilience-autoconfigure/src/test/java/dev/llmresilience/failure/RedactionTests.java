@@ -1,0 +1,69 @@
+package dev.llmresilience.failure;
+
+import java.util.List;
+
+import dev.llmresilience.chat.Outcome;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * What of a provider's text, or of an error that quotes it, may reach an exception: no key, no
+ * header value, at most about a kilobyte, and an unknown error only as a redacted stand-in with its
+ * class name and stack trace.
+ */
+class RedactionTests {
+
+	private static final String KEY = "sk-redaction-0123456789abcdef";
+
+	private static final String HEADER = "org-redaction-987654";
+
+	@Test
+	void longTextIsCutAfterRedactionAndSaysHowLongItWas() {
+		String text = "Bad key " + KEY + " for " + HEADER + " " + "z".repeat(5000);
+		String shown = Redaction.redactAndCut(text, List.of(KEY, HEADER));
+		assertThat(shown).startsWith("Bad key [redacted] for [redacted] zzz")
+			.endsWith("... (cut from " + text.length() + " characters)")
+			.hasSizeLessThan(Redaction.MAX_PROVIDER_TEXT + 40);
+	}
+
+	@Test
+	void secretAcrossTheCutIsStillRedacted() {
+		String text = "x".repeat(Redaction.MAX_PROVIDER_TEXT - 5) + " " + KEY + " trailing";
+		String shown = Redaction.redactAndCut(text, List.of(KEY));
+		assertThat(shown).doesNotContain(KEY.substring(0, 4)).contains("[red");
+	}
+
+	@Test
+	void aMegabyteWithoutSpacesIsRedactedQuickly() {
+		// the key-shaped patterns would take quadratic time over the whole text: hours, not milliseconds
+		String text = "a*".repeat(500_000);
+		String shown = assertTimeoutPreemptively(java.time.Duration.ofSeconds(10),
+				() -> Redaction.redactAndCut(text, List.of(KEY)));
+		assertThat(shown).hasSizeLessThan(Redaction.MAX_PROVIDER_TEXT + 40);
+	}
+
+	@Test
+	void unknownErrorIsKeptOnlyAsARedactedStandInWithItsTypeAndStackTrace() {
+		IllegalStateException inner = new IllegalStateException("inner saw " + HEADER);
+		IllegalArgumentException error = new IllegalArgumentException(
+				"decoder could not read 'Authorization: Bearer " + KEY + "'", inner);
+		Throwable classified = new FailureClassifier(java.time.Clock.systemUTC()).classifyError("primary", error,
+				List.of(KEY, HEADER));
+		assertThat(classified).isInstanceOfSatisfying(LlmUpstreamException.class,
+				(upstream) -> assertThat(upstream.outcome()).isEqualTo(Outcome.CONNECTION_FAILED));
+		assertThat(classified.getMessage()).startsWith("Call failed: IllegalArgumentException (")
+			.doesNotContain(KEY)
+			.contains("[redacted]");
+		assertThat(classified.getCause()).isInstanceOfSatisfying(RedactedException.class, (cause) -> {
+			assertThat(cause.type()).isEqualTo(IllegalArgumentException.class.getName());
+			assertThat(cause.toString()).startsWith(IllegalArgumentException.class.getName() + ": ")
+				.doesNotContain(KEY);
+			assertThat(cause.getStackTrace()).isEqualTo(error.getStackTrace());
+			assertThat(cause.getCause()).isInstanceOf(RedactedException.class)
+				.hasMessage("inner saw [redacted]");
+		});
+	}
+
+}

@@ -1,0 +1,69 @@
+package dev.llmresilience.openaiapi;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * A whole application, WebFlux or Servlet, on a free port, with everything on the test class path
+ * auto-configured as a user's application would be.
+ */
+final class ApiServer implements AutoCloseable {
+
+	private final ConfigurableApplicationContext context;
+
+	private ApiServer(ConfigurableApplicationContext context) {
+		this.context = context;
+	}
+
+	/**
+	 * Start an application.
+	 * @param type {@link WebApplicationType#REACTIVE} or {@link WebApplicationType#SERVLET}
+	 * @param properties its properties, as {@code key=value}
+	 * @return the running application
+	 */
+	static ApiServer start(WebApplicationType type, String... properties) {
+		List<String> args = new ArrayList<>();
+		args.add("--server.port=0");
+		args.add("--spring.main.web-application-type=" + type.name().toLowerCase());
+		for (String property : properties) {
+			args.add("--" + property);
+		}
+		return new ApiServer(new SpringApplicationBuilder(App.class).run(args.toArray(String[]::new)));
+	}
+
+	int port() {
+		return Integer.parseInt(this.context.getEnvironment().getRequiredProperty("local.server.port"));
+	}
+
+	String baseUrl() {
+		return "http://localhost:" + port() + "/v1";
+	}
+
+	ConfigurableApplicationContext context() {
+		return this.context;
+	}
+
+	@Override
+	public void close() {
+		this.context.close();
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		BusyCounter busyCounter() {
+			return new BusyCounter();
+		}
+
+	}
+
+}
