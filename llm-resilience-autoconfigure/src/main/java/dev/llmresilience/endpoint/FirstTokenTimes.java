@@ -65,27 +65,26 @@ public final class FirstTokenTimes {
 	 * @return the time, or {@code null} with fewer than {@value #MIN_SAMPLES} samples in the window
 	 */
 	public @Nullable Duration percentile(double percent) {
-		long[] counts = new long[OCTAVES * SUB_BUCKETS];
+		// read on every call of a route that hedges adaptively: no allocation but the answer
+		AtomicLongArray older = this.halves[0];
+		AtomicLongArray newer = this.halves[1];
+		int buckets = older.length();
 		long total = 0;
-		for (AtomicLongArray half : this.halves) {
-			for (int i = 0; i < counts.length; i++) {
-				long n = half.get(i);
-				counts[i] += n;
-				total += n;
-			}
+		for (int i = 0; i < buckets; i++) {
+			total += older.get(i) + newer.get(i);
 		}
 		if (total < MIN_SAMPLES) {
 			return null;
 		}
 		long rank = (long) Math.ceil(percent / 100.0 * total);
 		long seen = 0;
-		for (int i = 0; i < counts.length; i++) {
-			seen += counts[i];
+		for (int i = 0; i < buckets; i++) {
+			seen += older.get(i) + newer.get(i);
 			if (seen >= rank) {
 				return Duration.ofNanos(upperEdge(i));
 			}
 		}
-		return Duration.ofNanos(upperEdge(counts.length - 1));
+		return Duration.ofNanos(upperEdge(buckets - 1));
 	}
 
 	static int bucket(long nanos) {
