@@ -17,6 +17,7 @@ import dev.llmresilience.endpoint.ProbeStats;
 import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -45,6 +46,10 @@ public class LlmBreakersEndpoint {
 
 	private final EndpointRegistry endpoints;
 
+	private final BreakerTransitions transitions;
+
+	private final @Nullable DegradationWatch degradation;
+
 	private final @Nullable DeferredQueue deferred;
 
 	private final CallVolumeGuard guard;
@@ -56,34 +61,43 @@ public class LlmBreakersEndpoint {
 	/**
 	 * Create the endpoint with no deferred queue and the guards off.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
-		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
+		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget) {
-		this(endpoints, deferred, guard, budget, Hedging.off());
+		this(endpoints, transitions, degradation, deferred, guard, budget, Hedging.off());
 	}
 
 	/**
 	 * Create the endpoint, with the routes' hedging.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
 	 * @param hedging which routes hedge, and what their hedges came to
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget, Hedging hedging) {
 		this.endpoints = endpoints;
+		this.transitions = transitions;
+		this.degradation = degradation;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
@@ -103,7 +117,15 @@ public class LlmBreakersEndpoint {
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
-				HedgeDescriptor.of(this.hedging));
+				degradation(this.degradation), HedgeDescriptor.of(this.hedging));
+	}
+
+	static Map<String, RouteDegradationDescriptor> degradation(@Nullable DegradationWatch watch) {
+		Map<String, RouteDegradationDescriptor> routes = new LinkedHashMap<>();
+		if (watch != null) {
+			watch.routes().forEach((route, state) -> routes.put(route, RouteDegradationDescriptor.of(state)));
+		}
+		return routes;
 	}
 
 	/**
@@ -145,13 +167,13 @@ public class LlmBreakersEndpoint {
 		return describe(endpoint);
 	}
 
-	static EndpointDescriptor describe(LlmEndpoint endpoint) {
+	EndpointDescriptor describe(LlmEndpoint endpoint) {
 		EndpointSettings settings = endpoint.settings();
 		CircuitBreaker breaker = endpoint.circuitBreaker();
 		CircuitBreaker.Metrics metrics = breaker.getMetrics();
 		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
 		Bulkhead bulkhead = endpoint.bulkhead();
-		LlmEndpoint.Transition transition = endpoint.lastTransition();
+		BreakerTransitions.Transition transition = this.transitions.last(endpoint.name());
 		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
 				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
 				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
@@ -162,8 +184,8 @@ public class LlmBreakersEndpoint {
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
-				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList(), probes(endpoint.probes()),
-				FirstTokenDescriptor.of(endpoint.firstTokenTimes()));
+				this.transitions.recent(endpoint.name()).stream().map(LlmBreakersEndpoint::describe).toList(),
+				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()));
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {
@@ -171,7 +193,7 @@ public class LlmBreakersEndpoint {
 				probes.lastAt(), (probes.lastOutcome() != null) ? probes.lastOutcome().name() : null);
 	}
 
-	private static TransitionDescriptor describe(LlmEndpoint.Transition transition) {
+	private static TransitionDescriptor describe(BreakerTransitions.Transition transition) {
 		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
 				transition.failureRate(), transition.bufferedCalls());
 	}
@@ -184,11 +206,12 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param degradation each route's share of degraded answers and its current run of them
 	 * @param hedging every route that hedges its requests, by route
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
 			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
-			Map<String, HedgeDescriptor> hedging) {
+			Map<String, RouteDegradationDescriptor> degradation, Map<String, HedgeDescriptor> hedging) {
 	}
 
 	/**

@@ -7,7 +7,9 @@ import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -18,7 +20,8 @@ import org.springframework.boot.health.contributor.Health;
  * outage is not this application's, and a DOWN would take every replica out of the load balancer at
  * once, while each replica can still answer BUSY (or from another route). With
  * {@code llm.health.down-when-route-unavailable=true} it reports DOWN while any route has no
- * endpoint whose breaker lets calls through.
+ * endpoint whose breaker lets calls through. The {@code routes} detail shows how degraded each
+ * route's answers have been (it does not change the status: a fallback is the gateway working).
  */
 public class LlmHealthIndicator extends AbstractHealthIndicator {
 
@@ -26,15 +29,30 @@ public class LlmHealthIndicator extends AbstractHealthIndicator {
 
 	private final boolean downWhenRouteUnavailable;
 
+	private final @Nullable DegradationWatch degradation;
+
 	/**
 	 * Create the indicator.
 	 * @param endpoints the endpoints and routes
 	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
 	 */
 	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable) {
+		this(endpoints, downWhenRouteUnavailable, null);
+	}
+
+	/**
+	 * Create the indicator.
+	 * @param endpoints the endpoints and routes
+	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
+	 * @param degradation the routes' degradation watch, whose state becomes the {@code routes} detail,
+	 * or {@code null}
+	 */
+	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable,
+			@Nullable DegradationWatch degradation) {
 		super("LLM endpoints health check failed");
 		this.endpoints = endpoints;
 		this.downWhenRouteUnavailable = downWhenRouteUnavailable;
+		this.degradation = degradation;
 	}
 
 	@Override
@@ -61,6 +79,9 @@ public class LlmHealthIndicator extends AbstractHealthIndicator {
 			builder.up();
 		}
 		builder.withDetail("endpoints", endpoints).withDetail("unavailableRoutes", unavailable);
+		if (this.degradation != null) {
+			builder.withDetail("routes", LlmBreakersEndpoint.degradation(this.degradation));
+		}
 	}
 
 	private static boolean isOpen(CircuitBreaker.State state) {

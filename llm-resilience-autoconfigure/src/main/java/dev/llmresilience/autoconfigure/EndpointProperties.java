@@ -29,6 +29,13 @@ public class EndpointProperties extends ResilienceProperties {
 	private @Nullable String apiKey;
 
 	/**
+	 * Whether the endpoint needs an api-key. Set it to false for a server that needs none (Ollama,
+	 * vLLM, a local model): an endpoint that needs one but has none is reported at start-up with a
+	 * WARN.
+	 */
+	private boolean apiKeyRequired = true;
+
+	/**
 	 * Model name sent in each request, e.g. gpt-4o or claude-sonnet-4-5. Required. With protocol
 	 * azure-openai the deployment decides the model, and this names it in metrics and answers.
 	 */
@@ -93,6 +100,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setApiKey(@Nullable String apiKey) {
 		this.apiKey = apiKey;
+	}
+
+	public boolean isApiKeyRequired() {
+		return this.apiKeyRequired;
+	}
+
+	public void setApiKeyRequired(boolean apiKeyRequired) {
+		this.apiKeyRequired = apiKeyRequired;
 	}
 
 	public @Nullable String getModel() {

@@ -154,7 +154,7 @@ final class EndpointSettingsResolver {
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
 	// gpt-4.1 only binds as llm.endpoints[gpt-4.1], so that is how messages must name it.
-	private static String property(String endpoint) {
+	static String property(String endpoint) {
 		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
 	}
 

@@ -39,6 +39,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -47,6 +48,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -59,7 +61,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LlmProperties.class)
-@Import({ DegradationConfiguration.class, HedgingConfiguration.class })
+@Import({ DegradationConfiguration.class, WatchConfiguration.class, HedgingConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -90,7 +92,9 @@ public final class LlmAutoConfiguration {
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
 			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
-			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard) {
+			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard,
+			Environment environment, ListableBeanFactory beans) {
+		UnknownKeys.check(environment, beans);
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
 		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(classifier, builders),
@@ -112,7 +116,9 @@ public final class LlmAutoConfiguration {
 			}
 			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		return new EndpointRegistry(endpoints, resolver.routes(settings), resources);
+		Map<String, List<String>> routes = resolver.routes(settings);
+		StartupSummary.log(settings, routes, properties);
+		return new EndpointRegistry(endpoints, routes, resources);
 	}
 
 	@Bean

@@ -1,5 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import java.time.Clock;
@@ -9,6 +10,7 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -30,9 +32,10 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
-	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
+	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
 			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget, ObjectProvider<Hedging> hedging) {
-		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
+		return new LlmBreakersEndpoint(endpoints, transitions, degradation.getIfAvailable(), deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
 				hedging.getIfAvailable(Hedging::off));
 	}

@@ -2,6 +2,9 @@ package dev.llmresilience.autoconfigure;
 
 import dev.llmresilience.actuate.LlmHealthIndicator;
 import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.watch.DegradationWatch;
+
+import org.springframework.beans.factory.ObjectProvider;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -23,8 +26,10 @@ public final class LlmHealthContributorAutoConfiguration {
 
 	@Bean(name = "llmHealthIndicator")
 	@ConditionalOnMissingBean(name = "llmHealthIndicator")
-	LlmHealthIndicator llmHealthIndicator(EndpointRegistry endpoints, LlmProperties properties) {
-		return new LlmHealthIndicator(endpoints, properties.getHealth().isDownWhenRouteUnavailable());
+	LlmHealthIndicator llmHealthIndicator(EndpointRegistry endpoints, LlmProperties properties,
+			ObjectProvider<DegradationWatch> degradation) {
+		return new LlmHealthIndicator(endpoints, properties.getHealth().isDownWhenRouteUnavailable(),
+				degradation.getIfAvailable());
 	}
 
 }

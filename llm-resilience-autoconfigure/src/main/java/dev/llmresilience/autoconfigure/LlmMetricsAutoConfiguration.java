@@ -6,6 +6,8 @@ import dev.llmresilience.endpoint.ResilienceRegistries;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.metrics.LlmMetrics;
+import dev.llmresilience.watch.DegradationWatch;
+import dev.llmresilience.watch.RouteDegradation;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
@@ -63,6 +65,26 @@ public final class LlmMetricsAutoConfiguration {
 				.description("Times the daily budget was spent")
 				.register(meterRegistry));
 		};
+	}
+
+	@Bean
+	MeterBinder llmDegradationMetrics(ObjectProvider<DegradationWatch> degradation) {
+		return (meterRegistry) -> degradation.ifAvailable((watch) -> watch.routes().keySet().forEach((route) -> {
+			Gauge.builder("llm.gateway.degraded.share", watch, (w) -> share(w.route(route)))
+				.description("Share of the route's answers that were degraded (any tier but PRIMARY) over llm.degradation.window")
+				.tag("llm.route", route)
+				.register(meterRegistry);
+			Gauge.builder("llm.gateway.degraded.duration", watch, (w) -> w.route(route).onlyDegradedFor().toMillis() / 1000.0)
+				.description("How long the route has answered only degraded; 0 once its first endpoint answers")
+				.tag("llm.route", route)
+				.baseUnit("seconds")
+				.register(meterRegistry);
+		}));
+	}
+
+	// No answer in the window is no share at all, not 0 % degraded.
+	private static double share(RouteDegradation route) {
+		return (route.degradedShare() != null) ? route.degradedShare() : Double.NaN;
 	}
 
 	@Bean

@@ -40,6 +40,14 @@ public class LlmProperties {
 	@NestedConfigurationProperty
 	private final Health health = new Health();
 
+	/** How degraded each route's answers have been: a meter, health details and a WARN. */
+	@NestedConfigurationProperty
+	private final DegradationProperties degradation = new DegradationProperties();
+
+	/** The live dashboard at /llm/dashboard. */
+	@NestedConfigurationProperty
+	private final DashboardProperties dashboard = new DashboardProperties();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -74,6 +82,14 @@ public class LlmProperties {
 
 	public Health getHealth() {
 		return this.health;
+	}
+
+	public DegradationProperties getDegradation() {
+		return this.degradation;
+	}
+
+	public DashboardProperties getDashboard() {
+		return this.dashboard;
 	}
 
 	/** Call-volume guard settings. */

@@ -77,6 +77,12 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	private boolean done;
 
+	private boolean subscribed;
+
+	private @Nullable Expiry early;
+
+	private boolean cancelledEarly;
+
 	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, long firstTokenBy, long idleNanos,
 			long attemptBy, long deadlineBeforeToken, long deadlineAfterToken, Predicate<? super T> isToken,
 			Function<Expiry, Throwable> errors) {
@@ -98,9 +104,30 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	@Override
 	public void onSubscribe(Subscription subscription) {
-		this.upstream = subscription;
+		synchronized (this) {
+			this.upstream = subscription;
+			this.subscribed = true;
+		}
 		this.lastActivity = now();
 		this.actual.onSubscribe(this);
+		Expiry early;
+		boolean cancelledEarly;
+		synchronized (this) {
+			early = this.early;
+			cancelledEarly = this.cancelledEarly;
+		}
+		if (cancelledEarly) {
+			subscription.cancel();
+			return;
+		}
+		if (early != null) {
+			// released before the upstream call had subscribed: stop it now that it has
+			subscription.cancel();
+			synchronized (this) {
+				this.actual.onError(this.errors.apply(early));
+			}
+			return;
+		}
 		sleepUntil(next());
 	}
 
@@ -145,6 +172,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 		synchronized (this) {
 			// a cancelled attempt is not released later: nothing waits on it any more
 			this.done = true;
+			if (!this.subscribed) {
+				this.cancelledEarly = true;
+				return;
+			}
 		}
 		stopTimer();
 		this.upstream.cancel();
@@ -209,6 +240,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 				return false;
 			}
 			this.done = true;
+			if (!this.subscribed) {
+				this.early = expiry;
+				return true;
+			}
 		}
 		stopTimer();
 		this.upstream.cancel();

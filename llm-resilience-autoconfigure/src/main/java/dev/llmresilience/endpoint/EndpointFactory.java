@@ -99,7 +99,11 @@ public final class EndpointFactory {
 		if (existing == null) {
 			return this.circuitBreakers.circuitBreaker(settings.name(), circuitBreakerConfig(settings.circuitBreaker()));
 		}
-		CircuitBreakerConfig tuned = withFailureRules(CircuitBreakerConfig.from(existing.getCircuitBreakerConfig()));
+		CircuitBreakerConfig.Builder from = CircuitBreakerConfig.from(existing.getCircuitBreakerConfig());
+		if (settings.circuitBreaker().probe() == EndpointSettings.Probe.SYNTHETIC) {
+			from.automaticTransitionFromOpenToHalfOpenEnabled(true);
+		}
+		CircuitBreakerConfig tuned = withFailureRules(from);
 		CircuitBreaker replacement = CircuitBreaker.of(settings.name(), tuned, existing.getTags());
 		this.circuitBreakers.replace(settings.name(), replacement);
 		return replacement;
@@ -129,6 +133,12 @@ public final class EndpointFactory {
 			.permittedNumberOfCallsInHalfOpenState(settings.permittedCallsInHalfOpenState())
 			.slowCallDurationThreshold(settings.slowCallDurationThreshold())
 			.slowCallRateThreshold(settings.slowCallRateThreshold())
+			// Synthetic probes: Resilience4j moves the breaker to HALF_OPEN itself when the wait has passed,
+			// through the same once-per-open-state guard as a call's permit request. A second mover of
+			// its own (a timer calling transitionToHalfOpenState) raced users' calls on a route with no
+			// other endpoint: the loser made an unpublished HALF_OPEN -> HALF_OPEN move, and that new
+			// half-open never got its probes, so the breaker stayed HALF_OPEN for good.
+			.automaticTransitionFromOpenToHalfOpenEnabled(settings.probe() == EndpointSettings.Probe.SYNTHETIC)
 			// A refusal is an expected answer and its trace is never logged: do not pay for filling one in
 			.writableStackTraceEnabled(false));
 	}

@@ -1,11 +1,7 @@
 package dev.llmresilience.endpoint;
 
 import java.time.Clock;
-import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -23,8 +19,6 @@ import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import io.github.resilience4j.retry.Retry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -43,11 +37,6 @@ public final class LlmEndpoint {
 
 	/** The observation of one upstream attempt (named as OpenTelemetry's GenAI client span). */
 	public static final String ATTEMPT_OBSERVATION = AttemptObservation.NAME;
-
-	/** How many state transitions each endpoint remembers. */
-	public static final int MAX_TRANSITIONS = 10;
-
-	private static final Log logger = LogFactory.getLog(LlmEndpoint.class);
 
 	private final EndpointSettings settings;
 
@@ -68,8 +57,6 @@ public final class LlmEndpoint {
 	private final boolean streamsUpstream;
 
 	private final boolean clientStreams;
-
-	private final Deque<Transition> transitions = new ArrayDeque<>();
 
 	private final FirstTokenTimes firstTokenTimes = new FirstTokenTimes();
 
@@ -220,31 +207,6 @@ public final class LlmEndpoint {
 				Schedulers.parallel().schedule(attempt::release);
 			}
 		}
-		recordTransition(event);
-	}
-
-	private void recordTransition(CircuitBreakerOnStateTransitionEvent event) {
-		CircuitBreaker.Metrics metrics = this.circuitBreaker.getMetrics();
-		Transition transition = new Transition(event.getStateTransition().getFromState(),
-				event.getStateTransition().getToState(), event.getCreationTime().toInstant(), metrics.getFailureRate(),
-				metrics.getNumberOfBufferedCalls());
-		synchronized (this.transitions) {
-			if (this.transitions.size() == MAX_TRANSITIONS) {
-				this.transitions.removeFirst();
-			}
-			this.transitions.addLast(transition);
-		}
-		if (logger.isWarnEnabled()) {
-			logger.warn("LLM endpoint '" + name() + "' (model " + this.settings.model() + "): circuit breaker "
-					+ transition.from() + " -> " + transition.to() + ", failure rate " + rate(transition.failureRate())
-					+ " over the last " + transition.bufferedCalls() + " of "
-					+ this.settings.circuitBreaker().slidingWindowSize() + " calls (threshold "
-					+ rate(this.settings.circuitBreaker().failureRateThreshold()) + ")");
-		}
-	}
-
-	private static String rate(float percent) {
-		return (percent < 0) ? "not yet computed" : String.format(Locale.ROOT, "%.1f %%", percent);
 	}
 
 	/**
@@ -311,42 +273,9 @@ public final class LlmEndpoint {
 		return (this.probes != null) ? this.probes.stats() : ProbeStats.requests();
 	}
 
-	/**
-	 * The breaker's most recent state transition.
-	 * @return the transition, or {@code null} if it never changed state
-	 */
-	public @Nullable Transition lastTransition() {
-		synchronized (this.transitions) {
-			return this.transitions.peekLast();
-		}
-	}
-
-	/**
-	 * The breaker's most recent state transitions, oldest first, at most {@value #MAX_TRANSITIONS}.
-	 * @return the transitions
-	 */
-	public List<Transition> transitions() {
-		synchronized (this.transitions) {
-			return List.copyOf(this.transitions);
-		}
-	}
-
 	@Override
 	public String toString() {
 		return "LlmEndpoint[" + this.settings.name() + "]";
-	}
-
-	/**
-	 * A state transition of the breaker.
-	 *
-	 * @param from the state before
-	 * @param to the state after
-	 * @param at when it happened
-	 * @param failureRate the failure rate, in percent, of the window when it happened (-1 if not yet computed)
-	 * @param bufferedCalls the calls in the window when it happened
-	 */
-	public record Transition(CircuitBreaker.State from, CircuitBreaker.State to, Instant at, float failureRate,
-			int bufferedCalls) {
 	}
 
 }

@@ -19,7 +19,8 @@ import reactor.core.scheduler.Schedulers;
 
 /**
  * The breaker's own half-open probes ({@code circuit-breaker.probe: synthetic}): as soon as the open
- * state's wait has passed, the breaker is moved to HALF_OPEN and its permitted probes are sent, a
+ * state's wait has passed, Resilience4j moves the breaker to HALF_OPEN (its automatic transition,
+ * which {@link EndpointFactory} turns on for these endpoints) and its permitted probes are sent, a
  * minimal request each ({@link #REQUEST}: the endpoint's model, one short user message, a max-tokens
  * of 1), with no user traffic needed. Users' calls are refused while HALF_OPEN, so none waits on a
  * model the breaker believes down. A probe that could not be sent (its bulkhead full, the
@@ -57,23 +58,19 @@ final class SyntheticProbes {
 		endpoint.circuitBreaker().getEventPublisher().onStateTransition(this::transitioned);
 	}
 
+	// The move from OPEN is Resilience4j's own (its automatic transition, see EndpointFactory): made once
+	// per open state and published, whether its timer or a call's permit request makes it.
 	private void transitioned(CircuitBreakerOnStateTransitionEvent event) {
+		if (event.getStateTransition().getToState() != CircuitBreaker.State.HALF_OPEN) {
+			return;
+		}
 		CircuitBreaker breaker = this.endpoint.circuitBreaker();
 		CircuitBreaker.Metrics episode = breaker.getMetrics();
-		switch (event.getStateTransition().getToState()) {
-			case OPEN -> later(waitInOpenState(breaker), () -> {
-				if (breaker.getState() == CircuitBreaker.State.OPEN && breaker.getMetrics() == episode) {
-					breaker.transitionToHalfOpenState();
-				}
-			});
-			case HALF_OPEN -> later(Duration.ZERO, () -> {
-				for (int i = 0; i < breaker.getCircuitBreakerConfig().getPermittedNumberOfCallsInHalfOpenState(); i++) {
-					probe(episode);
-				}
-			});
-			default -> {
+		later(Duration.ZERO, () -> {
+			for (int i = 0; i < breaker.getCircuitBreakerConfig().getPermittedNumberOfCallsInHalfOpenState(); i++) {
+				probe(episode);
 			}
-		}
+		});
 	}
 
 	private void probe(CircuitBreaker.Metrics episode) {

@@ -52,6 +52,10 @@ public class LlmMetrics implements LlmGatewayListener {
 	/** Hedged requests by route, the endpoint tried first, the hedge's endpoint and how they ended. */
 	public static final String HEDGES = "llm.gateway.hedges";
 
+	// OpenTelemetry's unit is "{token}", but Prometheus appends the base unit to the name, and
+	// "{token}" became "gen_ai_client_token_usage__token__count".
+	private static final String TOKEN_UNIT = "tokens";
+
 	private final MeterRegistry registry;
 
 	/**
@@ -88,7 +92,7 @@ public class LlmMetrics implements LlmGatewayListener {
 		if (tokens != null) {
 			DistributionSummary.builder(TOKEN_USAGE)
 				.description("Tokens used by one LLM client operation")
-				.baseUnit("{token}")
+				.baseUnit(TOKEN_UNIT)
 				.tags(tags)
 				.tag("gen_ai.token.type", type)
 				.register(this.registry)

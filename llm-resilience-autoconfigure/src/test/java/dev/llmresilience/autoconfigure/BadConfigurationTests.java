@@ -238,18 +238,22 @@ class BadConfigurationTests {
 
 	@Test
 	void onlyEndpointNamedWithAnUnbracketedDotIsRejectedWithTheBracketedForm() {
+		// Boot binds it as the key "gpt-4": the unknown-key check names the bracketed form.
 		assertRejected(new String[] { "llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
-				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.endpoints.gpt-4.1.api-key=" + API_KEY }, "llm.endpoints",
-				"has no endpoint while llm.enabled=true",
-				"A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.endpoints.gpt-4.1.api-key=" + API_KEY },
+				"llm.endpoints.gpt-4.1.api-key", "did you mean 'llm.endpoints[gpt-4.1].api-key'",
+				"Rename it to llm.endpoints[gpt-4.1].api-key, or remove it.");
 	}
 
 	@Test
 	void routeNamingAnEndpointWithAnUnbracketedDotPointsToTheBracketedForm() {
-		assertRejected(withEndpoint("llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
-				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.routes.default=main,gpt-4.1"), "llm.routes.default",
+		assertRejected(withEndpoint("llm.routes.default=main,gpt-4.1"), "llm.routes.default",
 				"names unknown endpoint 'gpt-4.1'",
 				"Use one of the configured endpoints [main], or configure it under llm.endpoints[gpt-4.1].");
+		assertRejected(withEndpoint("llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.routes.default=main,gpt-4.1"),
+				"llm.endpoints.gpt-4.1.base-url", "did you mean 'llm.endpoints[gpt-4.1].base-url'",
+				"Rename it to llm.endpoints[gpt-4.1].base-url");
 	}
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -24,86 +25,46 @@ import reactor.netty.resources.ConnectionProvider;
 import reactor.util.retry.Retry;
 
 /**
- * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time: a primary that
- * hangs (or answers 500) for the outage and then recovers, a healthy backup, and 4,200 requests
- * arriving evenly over the outage window (open loop: a request arrives on schedule whatever
- * happened to the ones before it). Normal traffic at the same rate runs for a while before the
- * outage (so the breaker's window starts full of successes, as in production) and after it (to see
- * when the primary is used again). Every wait is measured from the request's scheduled arrival.
+ * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time (or
+ * {@code -Dscale}): a primary that hangs, answers 500, or sends its first token only after 20 s for
+ * the outage and then recovers, a healthy backup, and 4,200 requests arriving evenly over the outage window (open loop: a request
+ * arrives on schedule whatever happened to the ones before it). Normal traffic at the same rate
+ * runs for a while before the outage (so the breaker's window starts full of successes, as in
+ * production) and, except in the {@code -quiet} and {@code -unlucky} scenarios, after it (to see when
+ * the primary is used again; those send nothing after the outage, to see whether the breaker closes
+ * without traffic, and in {@code -unlucky} the primary recovers just after a half-open's probes went
+ * out into the outage, the worst moment). Every wait is measured from the request's scheduled arrival.
  *
  * <p>System properties: {@code scenarios} (comma-separated names, default all), {@code passes}
- * (default 1).
+ * (default 1), {@code scale} (default 0.01: every duration of the run, the providers' and the
+ * gateway's, is its real-time value times this).
  */
 public final class OutageReplay {
 
-	/** 1/100 of real time. */
-	static final double SCALE = 0.01;
+	/** The time scale: 1/100 of real time unless {@code -Dscale} says otherwise (0.02 for 1/50). */
+	static final double SCALE = Double.parseDouble(System.getProperty("scale", "0.01"));
 
-	static final Duration NORMAL_LATENCY = Duration.ofMillis(8);
+	/** The providers' normal time to a whole answer (first token at half of it). */
+	static final Duration NORMAL_LATENCY = scaled(Duration.ofMillis(800));
 
-	static final Duration OUTAGE = Duration.ofMillis(6_600);
+	static final Duration OUTAGE = scaled(Duration.ofSeconds(660));
 
 	static final int OUTAGE_REQUESTS = 4_200;
 
-	static final Duration BEFORE = Duration.ofMillis(1_000);
+	static final Duration BEFORE = scaled(Duration.ofSeconds(100));
 
-	static final Duration AFTER = Duration.ofMillis(2_000);
+	static final Duration AFTER = scaled(Duration.ofSeconds(200));
 
-	static final Duration NAIVE_TIMEOUT = Duration.ofMillis(600);
+	static final Duration NAIVE_TIMEOUT = scaled(Duration.ofSeconds(60));
 
-	static final Duration NAIVE_BACKOFF = Duration.ofMillis(5);
+	static final Duration NAIVE_BACKOFF = scaled(Duration.ofMillis(500));
+
+	/** The slow primary's first token. */
+	static final Duration SLOW_FIRST_TOKEN = scaled(Duration.ofSeconds(20));
 
 	private static final ChatRequest REQUEST = ChatRequest.ofUser("Hello");
 
 	private static final long INTERVAL_NANOS = OUTAGE.toNanos() / OUTAGE_REQUESTS;
-
-	/** Who the requests go through. */
-	enum Client {
-
-		/** WebClient, 3 attempts of 600 ms (Reactor retry, 5 ms backoff), no breaker, no fallback. */
-		NAIVE,
-
-		/** The gateway, route [primary]. */
-		GATEWAY_PRIMARY,
-
-		/** The gateway, route [primary, backup]. */
-		GATEWAY_PRIMARY_BACKUP,
-
-		/** Baseline: WebClient straight to the backup (the backup's own latency). */
-		RAW_BACKUP,
-
-		/** Baseline: the gateway, route [backup]. */
-		GATEWAY_BACKUP
-
-	}
-
-	/**
-	 * One run.
-	 * @param name its name
-	 * @param client who the requests go through
-	 * @param mode what the primary does in the outage, or {@code null} for no outage
-	 * @param bulkhead the gateway endpoints' max-concurrent-calls (default 50)
-	 * @param deadlineMillis the gateway's deadline (default 900 ms, the 90 s default scaled)
-	 */
-	record Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead, long deadlineMillis) {
-
-		Scenario(String name, Client client, @Nullable FailureMode mode, int bulkhead) {
-			this(name, client, mode, bulkhead, deadline().toMillis());
-		}
-
-	}
-
-	static final List<Scenario> SCENARIOS = List.of(new Scenario("backup-raw", Client.RAW_BACKUP, null, 50),
-			new Scenario("backup-gateway", Client.GATEWAY_BACKUP, null, 50),
-			new Scenario("hang-naive", Client.NAIVE, FailureMode.HANG, 50),
-			new Scenario("hang-gateway-primary", Client.GATEWAY_PRIMARY, FailureMode.HANG, 50),
-			new Scenario("hang-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 50),
-			new Scenario("hang-gateway-primary-bulkhead1000", Client.GATEWAY_PRIMARY, FailureMode.HANG, 1000),
-			new Scenario("hang-gateway-backup-bulkhead1000", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 1000),
-			new Scenario("hang-gateway-backup-deadline1300", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HANG, 50, 1300),
-			new Scenario("500-naive", Client.NAIVE, FailureMode.HTTP_500, 50),
-			new Scenario("500-gateway-primary", Client.GATEWAY_PRIMARY, FailureMode.HTTP_500, 50),
-			new Scenario("500-gateway-backup", Client.GATEWAY_PRIMARY_BACKUP, FailureMode.HTTP_500, 50));
 
 	private OutageReplay() {
 	}
@@ -111,38 +72,41 @@ public final class OutageReplay {
 	public static void main(String[] args) throws Exception {
 		String only = System.getProperty("scenarios", "");
 		int passes = Integer.getInteger("passes", 1);
-		Machine.describe("OutageReplay: the 11-minute outage at 1/100 time");
+		Machine.describe(String.format(Locale.ROOT, "OutageReplay: the 11-minute outage at 1/%.0f time", 1 / SCALE));
 		System.out.printf(Locale.ROOT,
-				"time scale 1/100; outage %d ms with %d requests (one every %.3f ms), %d ms of normal traffic before and %d ms after; "
-						+ "normal latency %d ms; gateway: built-in defaults with every duration x0.01 (timeout %s, open %s, backoff %s..%s, deadline %s)%n",
-				OUTAGE.toMillis(), OUTAGE_REQUESTS, INTERVAL_NANOS / 1e6, BEFORE.toMillis(), AFTER.toMillis(),
-				NORMAL_LATENCY.toMillis(), Endpoints.scaled(Duration.ofSeconds(60), SCALE),
-				Endpoints.scaled(Duration.ofSeconds(30), SCALE), Endpoints.scaled(Duration.ofMillis(500), SCALE),
-				Endpoints.scaled(Duration.ofSeconds(8), SCALE), deadline());
+				"time scale 1/%.0f; outage %d ms with %d requests (one every %.3f ms), %d ms of normal traffic before and %d ms after "
+						+ "(none in -quiet); normal latency %d ms (first token at half of it), slow first token %d ms; gateway deadline %s%n",
+				1 / SCALE, OUTAGE.toMillis(), OUTAGE_REQUESTS, INTERVAL_NANOS / 1e6, BEFORE.toMillis(), AFTER.toMillis(),
+				NORMAL_LATENCY.toMillis(), SLOW_FIRST_TOKEN.toMillis(), deadline());
+		System.out.println("endpoint settings: " + Endpoints.describe(Endpoints.settings("primary", "http://127.0.0.1:9/v1", SCALE, 50)));
 		warmUp();
 		List<String> rows = new ArrayList<>();
 		OutageResult backupBaseline = null;
 		for (int pass = 1; pass <= passes; pass++) {
-			for (Scenario scenario : SCENARIOS) {
+			for (Scenario scenario : Scenario.ALL) {
 				if (!only.isEmpty() && !Arrays.asList(only.split(",")).contains(scenario.name())) {
 					continue;
 				}
 				System.out.printf(Locale.ROOT, "%n-- %s (pass %d, load avg %s)%n", scenario.name(), pass, Machine.loadAverage());
 				OutageResult result = run(scenario, OUTAGE_REQUESTS);
-				if (scenario.client() == Client.RAW_BACKUP) {
+				if (scenario.client() == Scenario.Client.RAW_BACKUP) {
 					backupBaseline = result;
 				}
-				result.print(backupBaseline);
+				OutageReport.print(result, backupBaseline);
 				rows.add(result.row());
 				System.gc();
 				Thread.sleep(500);
 			}
 		}
 		System.out.println();
-		System.out.println("| scenario | primary hits in outage: before open / after open (probes allowed: 3 x half-opens; most sent in one half-open) | time to open (real) | wait before open: mean / p99 (real) | wait after open: mean / p99 / max (real) | answered | primary used again after recovery (real) | breaker CLOSED after recovery (real) |");
-		System.out.println("|---|---|---|---|---|---|---|---|");
+		System.out.println(OutageResult.HEADER);
 		rows.forEach(System.out::println);
 		System.out.println("load avg at end: " + Machine.loadAverage());
+	}
+
+	/** A real-time duration on the replay's scale. */
+	static Duration scaled(Duration real) {
+		return Endpoints.scaled(real, SCALE);
 	}
 
 	static Duration deadline() {
@@ -152,27 +116,38 @@ public final class OutageReplay {
 	/** Every client for a few seconds of normal traffic, so that the measured runs are compiled code. */
 	private static void warmUp() {
 		System.out.println("warming up...");
-		for (Client client : Client.values()) {
+		for (Scenario.Client client : Scenario.Client.values()) {
 			run(new Scenario("warm-up", client, null, 50), 1_000);
 		}
 	}
 
 	private static OutageResult run(Scenario scenario, int outageRequests) {
-		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, mode(scenario), true);
+		try (StubProvider primary = new StubProvider("primary", NORMAL_LATENCY, SLOW_FIRST_TOKEN, mode(scenario), true);
 				StubProvider backup = new StubProvider("backup", NORMAL_LATENCY, FailureMode.HANG, true);
 				Endpoints endpoints = new Endpoints()) {
 			List<long[]> transitions = new ArrayList<>();
-			List<long[]> sends = new ArrayList<>();
+			List<WatchedClient> watched = new ArrayList<>();
 			List<ConnectionProvider> pools = new ArrayList<>();
-			Supplier<Mono<OutageResult.Reply>> call = client(scenario, primary, backup, endpoints, transitions, sends, pools);
+			Supplier<Mono<OutageResult.Reply>> call = client(scenario, primary, backup, endpoints, transitions, watched, pools);
 			long before = BEFORE.toNanos() / INTERVAL_NANOS;
-			long after = AFTER.toNanos() / INTERVAL_NANOS;
+			long after = scenario.quiet() ? 0 : AFTER.toNanos() / INTERVAL_NANOS;
 			int total = (int) (before + outageRequests + after);
 			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
 			long outageStart = start + before * INTERVAL_NANOS;
 			long outageEnd = outageStart + outageRequests * INTERVAL_NANOS;
 			if (scenario.mode() != null) {
 				primary.outage(new Outage(outageStart, outageEnd));
+			}
+			AtomicLong recovered = new AtomicLong(outageEnd);
+			if (scenario.recovery() == Scenario.Recovery.UNLUCKY && !watched.isEmpty()) {
+				long from = outageEnd - scaled(Duration.ofSeconds(45)).toNanos();
+				watched.get(0).breaker().getEventPublisher().onStateTransition((event) -> {
+					long now = System.nanoTime();
+					if (event.getStateTransition().getToState() == CircuitBreaker.State.HALF_OPEN && now >= from
+							&& recovered.compareAndSet(outageEnd, now + scaled(Duration.ofSeconds(1)).toNanos())) {
+						primary.outage(new Outage(outageStart, recovered.get()));
+					}
+				});
 			}
 			long[] scheduled = new long[total];
 			long[] waits = new long[total];
@@ -182,9 +157,7 @@ public final class OutageReplay {
 			for (int i = 0; i < total; i++) {
 				long target = start + i * INTERVAL_NANOS;
 				scheduled[i] = target;
-				for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
-					LockSupport.parkNanos(target - now);
-				}
+				parkUntil(target);
 				int index = i;
 				lags[i] = System.nanoTime() - target;
 				call.get().subscribe((reply) -> {
@@ -197,14 +170,23 @@ public final class OutageReplay {
 					done.countDown();
 				});
 			}
-			boolean finished = done.await(10, TimeUnit.SECONDS);
+			boolean finished = done.await(Math.max(10_000, scaled(Duration.ofSeconds(1000)).toMillis()), TimeUnit.MILLISECONDS);
+			// a quiet run watches the breaker for as long as the others send traffic after the outage
+			parkUntil(outageEnd + AFTER.toNanos());
 			pools.forEach(ConnectionProvider::dispose);
-			return new OutageResult(scenario, finished, outageStart, outageEnd, scheduled, waits, lags, replies,
-					primary.arrivals(), backup.arrivals(), copy(transitions), copy(sends));
+			List<WatchedClient.Send> sends = watched.isEmpty() ? List.of() : watched.get(0).sends();
+			return new OutageResult(scenario, finished, outageStart, recovered.get(), scheduled, waits, lags, replies,
+					primary.arrivals(), backup.arrivals(), copy(transitions), sends);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static void parkUntil(long target) {
+		for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
+			LockSupport.parkNanos(target - now);
 		}
 	}
 
@@ -219,12 +201,11 @@ public final class OutageReplay {
 	}
 
 	/**
-	 * The scenario's client. For the gateway, the primary's transport is wrapped to note the
-	 * breaker's state each time a call gets past the breaker and bulkhead to the wire (into
-	 * {@code sends}), and the breaker's transitions are noted (into {@code transitions}).
+	 * The scenario's client. For the gateway, the primary's transport is a {@link WatchedClient}
+	 * (into {@code watched}), and the breaker's transitions are noted (into {@code transitions}).
 	 */
 	private static Supplier<Mono<OutageResult.Reply>> client(Scenario scenario, StubProvider primary, StubProvider backup,
-			Endpoints endpoints, List<long[]> transitions, List<long[]> sends, List<ConnectionProvider> pools) {
+			Endpoints endpoints, List<long[]> transitions, List<WatchedClient> watched, List<ConnectionProvider> pools) {
 		switch (scenario.client()) {
 			case NAIVE: {
 				ConnectionProvider pool = RawClient.pool("naive", 4096);
@@ -243,16 +224,14 @@ public final class OutageReplay {
 			}
 			default: {
 				List<LlmEndpoint> members = new ArrayList<>();
-				if (scenario.client() != Client.GATEWAY_BACKUP) {
+				if (scenario.client() != Scenario.Client.GATEWAY_BACKUP) {
 					AtomicReference<CircuitBreaker> breaker = new AtomicReference<>();
 					LlmEndpoint endpoint = endpoints.http(
-							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()),
-							(client) -> (request) -> Mono.defer(() -> {
-								synchronized (sends) {
-									sends.add(new long[] { System.nanoTime(), breaker.get().getState().ordinal() });
-								}
-								return client.chat(request);
-							}));
+							Endpoints.settings("primary", primary.baseUrl(), SCALE, scenario.bulkhead()), (client) -> {
+								WatchedClient wrapped = new WatchedClient(client, breaker::get);
+								watched.add(wrapped);
+								return wrapped;
+							});
 					breaker.set(endpoint.circuitBreaker());
 					endpoint.circuitBreaker().getEventPublisher().onStateTransition((event) -> {
 						synchronized (transitions) {
@@ -262,7 +241,7 @@ public final class OutageReplay {
 					});
 					members.add(endpoint);
 				}
-				if (scenario.client() != Client.GATEWAY_PRIMARY) {
+				if (scenario.client() != Scenario.Client.GATEWAY_PRIMARY) {
 					members.add(endpoints.http(Endpoints.settings("backup", backup.baseUrl(), SCALE, scenario.bulkhead())));
 				}
 				DefaultLlmGateway gateway = Endpoints.gateway(

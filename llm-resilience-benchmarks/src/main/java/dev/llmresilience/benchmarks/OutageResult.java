@@ -1,25 +1,30 @@
 package dev.llmresilience.benchmarks;
 
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.benchmarks.OutageReplay.Client;
+import dev.llmresilience.benchmarks.Scenario.Client;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What one {@link OutageReplay} scenario measured, and how it reads rescaled to real time (x100).
+ * What one {@link OutageReplay} scenario measured, and how it reads rescaled to real time (divided by the scale).
+ * {@link OutageReport} prints the details; {@link #row()} is the scenario's line of the summary.
  */
-record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outageStart, long outageEnd, long[] scheduled,
+record OutageResult(Scenario scenario, boolean finished, long outageStart, long outageEnd, long[] scheduled,
 		long[] waits, long[] lags, Reply[] replies, List<StubProvider.Arrival> primaryHits,
-		List<StubProvider.Arrival> backupHits, List<long[]> transitions, List<long[]> sends) {
+		List<StubProvider.Arrival> backupHits, List<long[]> transitions, List<WatchedClient.Send> sends) {
+
+	static final String HEADER = """
+			| scenario | mean wait | p99 wait | answered | BUSY | user requests sent to the primary after it opened (in the outage; while not CLOSED) | primary hits in the outage (of which probes) | outage start -> open | recovery -> primary serves users | recovery -> breaker CLOSED |
+			|---|---|---|---|---|---|---|---|---|---|""";
 
 	/** First CLOSED -> OPEN at or after the outage's start, else {@code Long.MAX_VALUE}. */
 	long openedAt() {
@@ -30,12 +35,17 @@ record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outag
 			.orElse(Long.MAX_VALUE);
 	}
 
+	boolean opened() {
+		return hasBreaker() && openedAt() != Long.MAX_VALUE;
+	}
+
 	long halfOpensDuringOutage(long from) {
 		return this.transitions.stream()
 			.filter((t) -> t[0] >= from && t[0] < this.outageEnd && t[1] == CircuitBreaker.State.HALF_OPEN.ordinal())
 			.count();
 	}
 
+	/** From the outage's end to the first transition to CLOSED after it, or -1. */
 	long closedAfterRecovery() {
 		return this.transitions.stream()
 			.filter((t) -> t[0] >= this.outageEnd && t[1] == CircuitBreaker.State.CLOSED.ordinal())
@@ -44,10 +54,21 @@ record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outag
 			.orElse(-1);
 	}
 
-	long primaryUsedAgain() {
-		return this.primaryHits.stream()
-			.filter((hit) -> hit.at() >= this.outageEnd && !hit.down())
-			.mapToLong((hit) -> hit.at() - this.outageEnd)
+	/**
+	 * From the outage's end to the first user's request sent to the (recovered) primary, or -1: for
+	 * the gateway a send that was no probe, for the naive client a server arrival.
+	 */
+	long primaryServesAgain() {
+		if (!hasBreaker()) {
+			return this.primaryHits.stream()
+				.filter((hit) -> hit.at() >= this.outageEnd && !hit.down())
+				.mapToLong((hit) -> hit.at() - this.outageEnd)
+				.min()
+				.orElse(-1);
+		}
+		return this.sends.stream()
+			.filter((send) -> send.at() >= this.outageEnd && !send.probe())
+			.mapToLong((send) -> send.at() - this.outageEnd)
 			.min()
 			.orElse(-1);
 	}
@@ -56,6 +77,7 @@ record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outag
 		return this.scheduled[index] >= this.outageStart && this.scheduled[index] < this.outageEnd;
 	}
 
+	/** Sorted waits of the outage window's requests scheduled in [from, to) that ended. */
 	long[] waits(long from, long to) {
 		List<Long> selected = new ArrayList<>();
 		for (int i = 0; i < this.scheduled.length; i++) {
@@ -66,39 +88,83 @@ record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outag
 		return selected.stream().mapToLong(Long::longValue).sorted().toArray();
 	}
 
-	long count(long from, long to, boolean answeredOnly) {
+	/** Requests of the outage window scheduled in [from, to) whose reply passes the test. */
+	long count(long from, long to, Predicate<@Nullable Reply> test) {
 		long count = 0;
 		for (int i = 0; i < this.scheduled.length; i++) {
-			if (inOutage(i) && this.scheduled[i] >= from && this.scheduled[i] < to
-					&& (!answeredOnly || (this.replies[i] != null && this.replies[i].answer().answered()))) {
+			if (inOutage(i) && this.scheduled[i] >= from && this.scheduled[i] < to && test.test(this.replies[i])) {
 				count++;
 			}
 		}
 		return count;
 	}
 
+	long count(long from, long to, boolean answeredOnly) {
+		return count(from, to, (reply) -> !answeredOnly || (reply != null && reply.answer().answered()));
+	}
+
+	long total() {
+		return count(Long.MIN_VALUE, Long.MAX_VALUE, false);
+	}
+
+	long answered() {
+		return count(Long.MIN_VALUE, Long.MAX_VALUE, true);
+	}
+
+	long busy() {
+		return count(Long.MIN_VALUE, Long.MAX_VALUE, (reply) -> reply != null && reply.answer() == Answer.BUSY);
+	}
+
+	/** Server arrivals at the primary while it was down, probes only or all. */
+	long hits(boolean probesOnly) {
+		return this.primaryHits.stream().filter((hit) -> hit.down() && (!probesOnly || hit.probe())).count();
+	}
+
 	long hits(long from, long to) {
 		return this.primaryHits.stream().filter((hit) -> hit.down() && hit.at() >= from && hit.at() < to).count();
 	}
 
-	/** Calls the gateway put on the wire to the primary in [from, to) of the outage, by breaker state then. */
-	long sends(long from, long to, CircuitBreaker.@Nullable State state) {
+	/** Calls the gateway put on the wire to the primary in [from, to) of the outage that pass the test. */
+	long sends(long from, long to, Predicate<WatchedClient.Send> test) {
 		return this.sends.stream()
-			.filter((send) -> send[0] >= Math.max(from, this.outageStart) && send[0] < Math.min(to, this.outageEnd))
-			.filter((send) -> state == null || send[1] == state.ordinal())
+			.filter((send) -> send.at() >= Math.max(from, this.outageStart) && send.at() < Math.min(to, this.outageEnd))
+			.filter(test)
 			.count();
 	}
 
-	/** The most calls put on the wire in one HALF_OPEN period of the outage. */
+	long sends(long from, long to, CircuitBreaker.@Nullable State state) {
+		return sends(from, to, (send) -> state == null || send.state() == state);
+	}
+
+	/** Users' requests (no probes) sent to the primary after it first opened, in the outage. */
+	long userSendsAfterOpen() {
+		return sends(openedAt(), Long.MAX_VALUE, (send) -> !send.probe());
+	}
+
+	/** Users' requests sent to the primary while its breaker was not CLOSED, after it first opened (the whole run). */
+	long userSendsNotClosed() {
+		long opened = openedAt();
+		return this.sends.stream()
+			.filter((send) -> send.at() >= opened && !send.probe() && send.state() != CircuitBreaker.State.CLOSED)
+			.count();
+	}
+
+	/**
+	 * The most calls put on the wire in one HALF_OPEN period of the outage. The library's probes
+	 * may go out before this benchmark's own transition listener has noted the HALF_OPEN that
+	 * sent them, so a send belongs to the last HALF_OPEN up to 5 s (real time) after it (the open
+	 * state lasts 30 s, so that can be no other).
+	 */
 	long mostProbesInOneHalfOpen() {
+		long slack = OutageReplay.scaled(java.time.Duration.ofSeconds(5)).toNanos();
 		Map<Long, Long> perPeriod = new HashMap<>();
-		for (long[] send : this.sends) {
-			if (send[0] < this.outageStart || send[0] >= this.outageEnd
-					|| send[1] != CircuitBreaker.State.HALF_OPEN.ordinal()) {
+		for (WatchedClient.Send send : this.sends) {
+			if (send.at() < this.outageStart || send.at() >= this.outageEnd
+					|| send.state() != CircuitBreaker.State.HALF_OPEN) {
 				continue;
 			}
 			long period = this.transitions.stream()
-				.filter((t) -> t[0] <= send[0] && t[1] == CircuitBreaker.State.HALF_OPEN.ordinal())
+				.filter((t) -> t[0] <= send.at() + slack && t[1] == CircuitBreaker.State.HALF_OPEN.ordinal())
 				.mapToLong((t) -> t[0])
 				.max()
 				.orElse(-1);
@@ -123,114 +189,50 @@ record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outag
 			.collect(Collectors.joining("; "));
 	}
 
+	/** Every attempt of the whole run (not only the outage window), by endpoint and outcome. */
+	String attemptOutcomes() {
+		Map<String, Long> outcomes = new java.util.TreeMap<>();
+		for (Reply reply : this.replies) {
+			if (reply != null) {
+				reply.trail().forEach((attempt) -> outcomes.merge(attempt, 1L, Long::sum));
+			}
+		}
+		return outcomes.toString();
+	}
+
 	boolean hasBreaker() {
 		return this.scenario.client() == Client.GATEWAY_PRIMARY
 				|| this.scenario.client() == Client.GATEWAY_PRIMARY_BACKUP;
 	}
 
-	void print(@Nullable OutageResult baseline) {
-		long opened = openedAt();
-		long split = hasBreaker() ? opened : Long.MAX_VALUE;
-		long total = count(Long.MIN_VALUE, Long.MAX_VALUE, false);
-		long answered = count(Long.MIN_VALUE, Long.MAX_VALUE, true);
-		System.out.printf(Locale.ROOT, "requests in the outage window: %d, answered %d (%.1f %%)%s%n", total, answered,
-				100.0 * answered / total, this.finished ? "" : " -- NOT ALL FINISHED within 10 s");
-		System.out.printf(Locale.ROOT, "primary: %d hits in all, %d during the outage; backup: %d hits%n",
-				this.primaryHits.size(), hits(Long.MIN_VALUE, Long.MAX_VALUE), this.backupHits.size());
-		long[] lagsSorted = this.lags.clone();
-		Arrays.sort(lagsSorted);
-		System.out.printf(Locale.ROOT, "firing lag behind schedule (machine stalls, included in the waits): p50 %s, p99 %s, max %s%n",
-				ms(LatencyRecorder.percentile(lagsSorted, 50)), ms(LatencyRecorder.percentile(lagsSorted, 99)),
-				ms(lagsSorted[lagsSorted.length - 1]));
-		if (!busyReasons().isEmpty()) {
-			System.out.println("not answered in the outage window, by attempts: " + busyReasons());
-		}
-		if (hasBreaker()) {
-			if (opened == Long.MAX_VALUE) {
-				System.out.println("breaker never opened");
-			}
-			else {
-				long halfOpens = halfOpensDuringOutage(opened);
-				System.out.printf(Locale.ROOT,
-						"breaker opened %s after the outage began (real %s); calls the gateway sent the primary during the outage: %d before it opened, %d after (%d while HALF_OPEN, %d while CLOSED, %d while OPEN); half-open %d times: %d probes allowed, at most %d sent in one half-open period; server arrivals in the outage: %d before, %d after%n",
-						ms(opened - this.outageStart), real(opened - this.outageStart), sends(Long.MIN_VALUE, opened, null),
-						sends(opened, Long.MAX_VALUE, null), sends(opened, Long.MAX_VALUE, CircuitBreaker.State.HALF_OPEN),
-						sends(opened, Long.MAX_VALUE, CircuitBreaker.State.CLOSED),
-						sends(opened, Long.MAX_VALUE, CircuitBreaker.State.OPEN), halfOpens, 3 * halfOpens,
-						mostProbesInOneHalfOpen(), hits(Long.MIN_VALUE, opened), hits(opened, Long.MAX_VALUE));
-			}
-			System.out.print("transitions (ms from outage start):");
-			this.transitions.forEach((t) -> System.out.printf(Locale.ROOT, " %s@%.1f",
-					CircuitBreaker.State.values()[(int) t[1]], (t[0] - this.outageStart) / 1e6));
-			System.out.println();
-		}
-		describe("wait before open", waits(Long.MIN_VALUE, split), count(Long.MIN_VALUE, split, true),
-				count(Long.MIN_VALUE, split, false));
-		if (hasBreaker() && opened != Long.MAX_VALUE) {
-			long[] after = waits(split, Long.MAX_VALUE);
-			describe("wait after open ", after, count(split, Long.MAX_VALUE, true), count(split, Long.MAX_VALUE, false));
-			if (baseline != null && this.scenario.client() == Client.GATEWAY_PRIMARY_BACKUP) {
-				long[] own = baseline.waits(Long.MIN_VALUE, Long.MAX_VALUE);
-				double ownMean = LatencyRecorder.mean(own);
-				long ownP99 = LatencyRecorder.percentile(own, 99);
-				long over = Arrays.stream(after).filter((wait) -> wait > ownP99 * 1.05).count();
-				long timedOut = Arrays.stream(after).filter((wait) -> wait >= OutageReplay.NAIVE_TIMEOUT.toNanos() * 9 / 10).count();
-				System.out.printf(Locale.ROOT,
-						"after open vs the backup's own latency (raw WebClient baseline: mean %s, p99 %s): mean x%.3f, p50 x%.3f, p99 x%.3f; %d of %d waited longer than 1.05 x its p99, %d of them 540 ms or more (a timeout)%n",
-						ms(ownMean), ms(ownP99), LatencyRecorder.mean(after) / ownMean,
-						(double) LatencyRecorder.percentile(after, 50) / LatencyRecorder.percentile(own, 50),
-						(double) LatencyRecorder.percentile(after, 99) / ownP99, over, after.length, timedOut);
-			}
-		}
-		long usedAgain = primaryUsedAgain();
-		long closed = closedAfterRecovery();
-		if (this.scenario.mode() != null) {
-			System.out.printf(Locale.ROOT, "after recovery: primary used again after %s (real %s)%s%n",
-					(usedAgain < 0) ? "never" : ms(usedAgain), (usedAgain < 0) ? "-" : real(usedAgain),
-					hasBreaker() ? ", breaker CLOSED after " + ((closed < 0) ? "never" : ms(closed) + " (real " + real(closed) + ")") : "");
-		}
-	}
-
+	/** The scenario's line of the summary table: the figures issue 10 asks for, in real time. */
 	String row() {
-		long opened = openedAt();
-		boolean breaker = hasBreaker() && opened != Long.MAX_VALUE;
-		long split = breaker ? opened : Long.MAX_VALUE;
-		long[] before = waits(Long.MIN_VALUE, split);
-		long[] after = breaker ? waits(split, Long.MAX_VALUE) : new long[0];
-		long total = count(Long.MIN_VALUE, Long.MAX_VALUE, false);
-		long answered = count(Long.MIN_VALUE, Long.MAX_VALUE, true);
-		String hits = breaker ? sends(Long.MIN_VALUE, opened, null) + " / " + sends(opened, Long.MAX_VALUE, null) + " ("
-				+ 3 * halfOpensDuringOutage(opened) + ", at most " + mostProbesInOneHalfOpen() + " per half-open)"
-				: hits(Long.MIN_VALUE, Long.MAX_VALUE) + " / -";
-		long usedAgain = primaryUsedAgain();
+		long[] all = waits(Long.MIN_VALUE, Long.MAX_VALUE);
+		long total = total();
+		boolean outage = this.scenario.mode() != null;
+		boolean opened = opened();
+		long servesAgain = primaryServesAgain();
 		long closed = closedAfterRecovery();
-		return String.format(Locale.ROOT, "| %s | %s | %s | %s / %s | %s | %d of %d (%.1f %%) | %s | %s |", this.scenario.name(), hits,
-				breaker ? real(opened - this.outageStart) : "-", real(LatencyRecorder.mean(before)),
-				real(LatencyRecorder.percentile(before, 99)),
-				breaker ? real(LatencyRecorder.mean(after)) + " / " + real(LatencyRecorder.percentile(after, 99)) + " / "
-						+ real(after.length > 0 ? after[after.length - 1] : 0) : "-",
-				answered, total, 100.0 * answered / total,
-				(this.scenario.mode() == null) ? "-" : (usedAgain < 0) ? "never" : real(usedAgain),
-				(this.scenario.mode() == null || !hasBreaker()) ? "-" : (closed < 0) ? "never" : real(closed));
+		return String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", this.scenario.name(),
+				real(LatencyRecorder.mean(all)), real(LatencyRecorder.percentile(all, 99)), share(answered(), total),
+				share(busy(), total), opened ? userSendsAfterOpen() + "; " + userSendsNotClosed() : "-",
+				outage ? hits(false) + " (" + hits(true) + ")" : "-",
+				opened ? real(openedAt() - this.outageStart) : hasBreaker() && outage ? "never" : "-",
+				(!outage || this.scenario.quiet()) ? "-" : (servesAgain < 0) ? "never" : real(servesAgain),
+				!opened ? "-" : (closed < 0) ? "never" : real(closed))
+				+ (this.finished ? "" : " NOT ALL FINISHED");
 	}
 
-	private static void describe(String label, long[] waits, long answered, long total) {
-		if (total == 0) {
-			System.out.println(label + ": no request");
-			return;
-		}
-		System.out.printf(Locale.ROOT, "%s: %d requests, %d answered; mean %s, p50 %s, p99 %s, max %s (real: mean %s, p99 %s)%n",
-				label, total, answered, ms(LatencyRecorder.mean(waits)), ms(LatencyRecorder.percentile(waits, 50)),
-				ms(LatencyRecorder.percentile(waits, 99)), ms(waits.length > 0 ? waits[waits.length - 1] : 0),
-				real(LatencyRecorder.mean(waits)), real(LatencyRecorder.percentile(waits, 99)));
+	private static String share(long count, long total) {
+		return String.format(Locale.ROOT, "%d (%.1f %%)", count, 100.0 * count / total);
 	}
 
-	private static String ms(double nanos) {
+	static String ms(double nanos) {
 		return String.format(Locale.ROOT, "%.2f ms", nanos / 1e6);
 	}
 
-	/** A scaled duration as it would be in real time (x100). */
-	private static String real(double nanos) {
+	/** A scaled duration as it would be in real time. */
+	static String real(double nanos) {
 		double seconds = nanos / 1e9 / OutageReplay.SCALE;
 		return (seconds < 1) ? String.format(Locale.ROOT, "%.0f ms", seconds * 1000)
 				: String.format(Locale.ROOT, "%.1f s", seconds);
@@ -248,20 +250,26 @@ record OutageResult(OutageReplay.Scenario scenario, boolean finished, long outag
 	}
 
 	/**
-	 * How one request ended, and for a BUSY answer why: its attempts' outcomes.
+	 * How one request ended, and for a BUSY answer why.
 	 * @param answer how it ended
 	 * @param why the attempts of a BUSY answer, or the error of a failed call
+	 * @param trail every attempt's endpoint and outcome, for any answer of the gateway
 	 */
-	record Reply(Answer answer, @Nullable String why) {
+	record Reply(Answer answer, @Nullable String why, List<String> trail) {
+
+		Reply(Answer answer, @Nullable String why) {
+			this(answer, why, List.of());
+		}
 
 		static Reply of(ChatResponse response) {
+			List<String> trail = response.attempts()
+				.stream()
+				.map((attempt) -> attempt.endpoint() + ":" + attempt.outcome())
+				.toList();
 			if (response.tier() == Tier.BUSY) {
-				return new Reply(Answer.BUSY, response.attempts()
-					.stream()
-					.map((attempt) -> attempt.endpoint() + ":" + attempt.outcome())
-					.collect(Collectors.joining(",")));
+				return new Reply(Answer.BUSY, String.join(",", trail), trail);
 			}
-			return new Reply("primary".equals(response.endpoint()) ? Answer.PRIMARY : Answer.BACKUP, null);
+			return new Reply("primary".equals(response.endpoint()) ? Answer.PRIMARY : Answer.BACKUP, null, trail);
 		}
 
 	}

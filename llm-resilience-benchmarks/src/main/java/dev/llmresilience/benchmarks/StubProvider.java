@@ -5,8 +5,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
 import reactor.netty.http.server.HttpServer;
@@ -15,10 +18,14 @@ import reactor.netty.http.server.HttpServerResponse;
 import reactor.netty.resources.LoopResources;
 
 /**
- * An OpenAI-compatible provider on loopback (Reactor Netty) that answers every request with a
- * canned chat completion after a fixed delay, except while its {@link Outage} is on: then it
- * either hangs (holds the request until the client gives up) or answers 500 at once. The outage is
- * decided by the clock when the request arrives, and every arrival is recorded.
+ * An OpenAI-compatible provider on loopback (Reactor Netty). A plain request is answered with a
+ * canned chat completion after a fixed delay; a {@code "stream": true} request with server-sent
+ * events as OpenAI sends them (a role chunk, content chunks, the finish reason, the usage when
+ * {@code stream_options.include_usage} asks for it, then {@code [DONE]}): the first content chunk
+ * after half the delay, the rest at the delay, so that both take the same time and the first token
+ * means what it means in production. While its {@link Outage} is on, it does what its
+ * {@link FailureMode} says. The outage is decided by the clock when the request arrives, and every
+ * arrival is recorded, a breaker's synthetic probe (one token asked for) told apart.
  */
 final class StubProvider implements AutoCloseable {
 
@@ -32,14 +39,22 @@ final class StubProvider implements AutoCloseable {
 			{"error":{"message":"The server had an error while processing your request.","type":"server_error",\
 			"code":null}}""".getBytes(StandardCharsets.UTF_8);
 
+	private static final String CHUNK = "data: {\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion.chunk\","
+			+ "\"created\":1764450000,\"model\":\"stub-model\",\"choices\":[%s]%s}\n\n";
+
+	private static final List<String> CONTENT = List.of("Hello!", " How can I", " help you", " today?");
+
 	/** What the provider does while its outage is on. */
 	enum FailureMode {
 
-		/** Never answers: the client's timeout ends the request. */
+		/** Accepts the request and never answers: the client's timeout ends it. */
 		HANG,
 
-		/** Answers 500 at once. */
-		HTTP_500
+		/** Answers 500 at once, with OpenAI's error body. */
+		HTTP_500,
+
+		/** Sends its first token only after the slow delay (20 s in real time), then answers normally. */
+		SLOW_FIRST_TOKEN
 
 	}
 
@@ -62,11 +77,14 @@ final class StubProvider implements AutoCloseable {
 	 * One request as the provider saw it.
 	 * @param at arrival, on {@link System#nanoTime()}'s clock
 	 * @param down whether the outage was on
+	 * @param probe whether it asked for one token (a breaker's synthetic probe)
 	 */
-	record Arrival(long at, boolean down) {
+	record Arrival(long at, boolean down, boolean probe) {
 	}
 
 	private final Duration delay;
+
+	private final Duration slow;
 
 	private final FailureMode mode;
 
@@ -80,39 +98,102 @@ final class StubProvider implements AutoCloseable {
 
 	private volatile Outage outage = Outage.NONE;
 
-	StubProvider(String name, Duration delay, FailureMode mode, boolean record) {
+	/**
+	 * A provider whose slow mode sends its first token after {@code slow}.
+	 * @param name names its event-loop threads
+	 * @param delay normal time to the whole answer
+	 * @param slow time to the first token in {@link FailureMode#SLOW_FIRST_TOKEN}
+	 * @param mode what it does in its outage
+	 * @param record whether to record arrivals
+	 */
+	StubProvider(String name, Duration delay, Duration slow, FailureMode mode, boolean record) {
 		this.delay = delay;
+		this.slow = slow;
 		this.mode = mode;
 		this.record = record;
 		this.loops = LoopResources.create("stub-" + name, 1, 2, true);
 		this.server = HttpServer.create().host("127.0.0.1").port(0).runOn(this.loops).handle(this::handle).bindNow();
 	}
 
+	StubProvider(String name, Duration delay, FailureMode mode, boolean record) {
+		this(name, delay, Duration.ZERO, mode, record);
+	}
+
 	private Mono<Void> handle(HttpServerRequest request, HttpServerResponse response) {
 		long now = System.nanoTime();
 		boolean down = this.outage.isDown(now);
-		if (this.record) {
-			synchronized (this.arrivals) {
-				this.arrivals.add(new Arrival(now, down));
+		// Read the body as a string: discarding the ByteBufs with then() alone releases them twice (Netty 4.2)
+		return request.receive().aggregate().asString(StandardCharsets.UTF_8).defaultIfEmpty("").flatMap((body) -> {
+			// The wire format is the starter's own (Jackson, no spaces) or RawClient's
+			boolean stream = body.contains("\"stream\":true");
+			boolean probe = body.contains("\"max_tokens\":1,") || body.contains("\"max_tokens\":1}");
+			if (this.record) {
+				synchronized (this.arrivals) {
+					this.arrivals.add(new Arrival(now, down, probe));
+				}
 			}
-		}
-		// Read the body as bytes: discarding the ByteBufs with then() alone releases them twice (Netty 4.2)
-		if (down && this.mode == FailureMode.HANG) {
-			return request.receive().asByteArray().then(Mono.never());
-		}
-		if (down) {
-			return send(response.status(HttpResponseStatus.INTERNAL_SERVER_ERROR), request.receive().asByteArray().then(Mono.just(SERVER_ERROR)), SERVER_ERROR.length);
-		}
-		Mono<byte[]> body = this.delay.isZero() ? request.receive().asByteArray().then(Mono.just(COMPLETION))
-				: request.receive().asByteArray().then(Mono.delay(this.delay)).thenReturn(COMPLETION);
-		return send(response, body, COMPLETION.length);
+			if (down && this.mode == FailureMode.HANG) {
+				return Mono.never();
+			}
+			if (down && this.mode == FailureMode.HTTP_500) {
+				return json(response.status(HttpResponseStatus.INTERNAL_SERVER_ERROR), Mono.just(SERVER_ERROR),
+						SERVER_ERROR.length);
+			}
+			// slow: the first token comes after the slow delay instead of half the normal one
+			Duration firstToken = down ? this.slow : this.delay.dividedBy(2);
+			Duration rest = this.delay.minus(this.delay.dividedBy(2));
+			if (stream) {
+				return events(response, firstToken, rest, probe, body.contains("\"include_usage\":true"));
+			}
+			return json(response, later(firstToken.plus(rest), COMPLETION), COMPLETION.length);
+		});
 	}
 
-	private static Mono<Void> send(HttpServerResponse response, Mono<byte[]> body, int length) {
+	private static Mono<Void> json(HttpServerResponse response, Mono<byte[]> body, int length) {
 		return response.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
 			.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(length))
 			.sendByteArray(body)
 			.then();
+	}
+
+	/** A streamed answer: role and first content chunk after {@code firstToken}, the rest {@code rest} later. */
+	private static Mono<Void> events(HttpServerResponse response, Duration firstToken, Duration rest, boolean probe,
+			boolean usage) {
+		List<String> first = List.of(chunk("{\"role\":\"assistant\",\"content\":\"\"}", null),
+				chunk(content(CONTENT.get(0)), null));
+		List<String> then = new ArrayList<>();
+		if (!probe) {
+			CONTENT.subList(1, CONTENT.size()).forEach((text) -> then.add(chunk(content(text), null)));
+		}
+		then.add(chunk("{}", probe ? "length" : "stop"));
+		if (usage) {
+			then.add(String.format(CHUNK, "", ",\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":"
+					+ (probe ? 1 : 9) + ",\"total_tokens\":" + (probe ? 10 : 18) + "}"));
+		}
+		then.add("data: [DONE]\n\n");
+		Flux<String> events = Flux.concat(laterAll(firstToken, first), laterAll(rest, then));
+		return response.header(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+			.header(HttpHeaderNames.CACHE_CONTROL, "no-cache")
+			// every event flushed on its own, as a provider sends tokens when they are made
+			.send(events.map((event) -> Unpooled.wrappedBuffer(event.getBytes(StandardCharsets.UTF_8))), (buffer) -> true)
+			.then();
+	}
+
+	private static String chunk(String delta, @Nullable String finishReason) {
+		return String.format(CHUNK, "{\"index\":0,\"delta\":" + delta + ",\"logprobs\":null,\"finish_reason\":"
+				+ ((finishReason != null) ? "\"" + finishReason + "\"" : "null") + "}", "");
+	}
+
+	private static String content(String text) {
+		return "{\"content\":\"" + text + "\"}";
+	}
+
+	private static <T> Mono<T> later(Duration delay, T value) {
+		return delay.isZero() ? Mono.just(value) : Mono.delay(delay).thenReturn(value);
+	}
+
+	private static Flux<String> laterAll(Duration delay, List<String> values) {
+		return delay.isZero() ? Flux.fromIterable(values) : Mono.delay(delay).thenMany(Flux.fromIterable(values));
 	}
 
 	void outage(Outage outage) {
