@@ -14,7 +14,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 
 /**
  * One endpoint as {@code /actuator/llmbreakers} shows it: its breaker, bulkhead, recent transitions
- * and probes.
+ * probes and first-token times.
  */
 final class EndpointDescriptions {
 
@@ -42,7 +42,7 @@ final class EndpointDescriptions {
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
 				this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
-				probes(endpoint.probes()));
+				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()));
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {

@@ -13,6 +13,7 @@ import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
@@ -58,6 +59,8 @@ public class LlmBreakersEndpoint {
 
 	private final ConcurrencyLimit limit;
 
+	private final Hedging hedging;
+
 	/**
 	 * Create the endpoint with no deferred queue, the guards off and every route in its order.
 	 * @param endpoints the endpoints to report on
@@ -65,7 +68,7 @@ public class LlmBreakersEndpoint {
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
 		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()),
-				RouteBalancer.priority(endpoints), ConcurrencyLimit.off());
+				RouteBalancer.priority(endpoints), ConcurrencyLimit.off(), Hedging.off());
 	}
 
 	/**
@@ -78,10 +81,11 @@ public class LlmBreakersEndpoint {
 	 * @param budget the daily budget
 	 * @param balancer the routes' balancer
 	 * @param limit the limit on gateway calls in flight
+	 * @param hedging which routes hedge, and what their hedges came to
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
 			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
-			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit) {
+			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit, Hedging hedging) {
 		this.endpoints = endpoints;
 		this.descriptions = new EndpointDescriptions(transitions);
 		this.degradation = degradation;
@@ -90,6 +94,7 @@ public class LlmBreakersEndpoint {
 		this.budget = budget;
 		this.balancer = balancer;
 		this.limit = limit;
+		this.hedging = hedging;
 	}
 
 	/**
@@ -106,7 +111,7 @@ public class LlmBreakersEndpoint {
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
 				RouteDegradationDescriptor.of(this.degradation), RouteBalanceDescriptor.of(this.balancer.report()),
-				ConcurrencyDescriptor.of(this.limit));
+				ConcurrencyDescriptor.of(this.limit), HedgeDescriptor.of(this.hedging));
 	}
 
 	/**
@@ -159,11 +164,12 @@ public class LlmBreakersEndpoint {
 	 * @param degradation each route's share of degraded answers and its current run of them
 	 * @param balancing every route's strategy and the share each endpoint received
 	 * @param concurrency the limit on gateway calls in flight
+	 * @param hedging every route that hedges its requests, by route
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
 			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
 			Map<String, RouteDegradationDescriptor> degradation, Map<String, RouteBalanceDescriptor> balancing,
-			ConcurrencyDescriptor concurrency) {
+			ConcurrencyDescriptor concurrency, Map<String, HedgeDescriptor> hedging) {
 	}
 
 	/**
@@ -213,12 +219,14 @@ public class LlmBreakersEndpoint {
 	 * @param bulkhead the bulkhead
 	 * @param lastTransition the most recent state change, or {@code null}
 	 * @param transitions the most recent state changes, oldest first (at most 10)
+	 * @param probes the breaker's half-open probes
+	 * @param firstToken the recent times to first token
 	 */
 	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
 			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
 			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
 			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
-			ProbeDescriptor probes) {
+			ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
 	}
 
 	/**

@@ -22,6 +22,7 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.Degradation;
 import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.gateway.RouteSelector;
@@ -63,7 +64,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LlmProperties.class)
-@Import({ DegradationConfiguration.class, WatchConfiguration.class })
+@Import({ DegradationConfiguration.class, WatchConfiguration.class, HedgingConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -150,7 +151,7 @@ public final class LlmAutoConfiguration {
 			RouteBalancer balancer, CallVolumeGuard guard, BudgetGuard budget, ConcurrencyLimit limit,
 			ObjectProvider<FallbackCache> cache,
 			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
-			ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<ObservationRegistry> observations, ObjectProvider<Hedging> hedging) {
 		LlmProperties.Gateway gateway = properties.getGateway();
 		Duration deadline = gateway.getDeadline();
 		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
@@ -165,7 +166,7 @@ public final class LlmAutoConfiguration {
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
 				guard, budget, Clock.systemUTC(), limit);
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
-				observations.getIfUnique(() -> ObservationRegistry.NOOP), balancer);
+				observations.getIfUnique(() -> ObservationRegistry.NOOP), balancer, hedging.getIfAvailable(Hedging::off));
 	}
 
 	private static Duration ceiling(String property, Duration value) {

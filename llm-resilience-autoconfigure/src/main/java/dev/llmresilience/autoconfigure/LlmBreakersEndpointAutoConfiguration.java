@@ -8,6 +8,7 @@ import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
@@ -36,11 +37,12 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
 			ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
 			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget,
-			ObjectProvider<RouteBalancer> balancer, ObjectProvider<ConcurrencyLimit> limit) {
+			ObjectProvider<RouteBalancer> balancer, ObjectProvider<ConcurrencyLimit> limit,
+			ObjectProvider<Hedging> hedging) {
 		return new LlmBreakersEndpoint(endpoints, transitions, degradation.getIfAvailable(), deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
 				balancer.getIfAvailable(() -> RouteBalancer.priority(endpoints)),
-				limit.getIfAvailable(ConcurrencyLimit::off));
+				limit.getIfAvailable(ConcurrencyLimit::off), hedging.getIfAvailable(Hedging::off));
 	}
 
 	@Bean

@@ -198,6 +198,14 @@ public class LlmProperties {
 		@NestedConfigurationProperty
 		private final FallbackCacheProperties fallbackCache = new FallbackCacheProperties();
 
+		/** Hedged requests: a slow first token sends the same request to the route's next endpoint too. */
+		@NestedConfigurationProperty
+		private final HedgeProperties hedge = new HedgeProperties();
+
+		public HedgeProperties getHedge() {
+			return this.hedge;
+		}
+
 		public DeferralProperties getDeferral() {
 			return this.deferral;
 		}

@@ -4,7 +4,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
@@ -19,7 +18,6 @@ import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
-import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -59,6 +57,8 @@ public final class LlmEndpoint {
 	private final boolean streamsUpstream;
 
 	private final boolean clientStreams;
+
+	private final FirstTokenTimes firstTokenTimes = new FirstTokenTimes();
 
 	/**
 	 * Create an endpoint whose probes, if its settings say the library sends them, pass no guard.
@@ -108,7 +108,7 @@ public final class LlmEndpoint {
 	 * @return the completion, or the last attempt's classified error
 	 */
 	public Mono<Completion> chat(ChatRequest request, CallContext context) {
-		return attempts(request, EndpointAttempt.Exposure.CHAT, context).single().map(Answer::completionOf);
+		return EndpointCall.chat(this, request, EndpointAttempt.Exposure.CHAT, context);
 	}
 
 	/**
@@ -132,7 +132,7 @@ public final class LlmEndpoint {
 	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
 	 */
 	public Flux<CompletionDelta> stream(ChatRequest request, CallContext context) {
-		return attempts(request, EndpointAttempt.Exposure.STREAM, context);
+		return EndpointCall.stream(this, request, context);
 	}
 
 	/**
@@ -158,17 +158,7 @@ public final class LlmEndpoint {
 
 	// One probe attempt: not retried, let through the half-open state that users' calls may not pass.
 	Mono<Completion> probe(ChatRequest request, CallContext context) {
-		return Flux.defer(() -> new EndpointAttempt(this, request, EndpointAttempt.Exposure.PROBE, context, 1).run())
-			.single()
-			.map(Answer::completionOf);
-	}
-
-	private Flux<CompletionDelta> attempts(ChatRequest request, EndpointAttempt.Exposure exposure, CallContext context) {
-		return Flux.defer(() -> {
-			AtomicInteger number = new AtomicInteger();
-			return Flux.defer(() -> new EndpointAttempt(this, request, exposure, context, number.incrementAndGet()).run())
-				.transformDeferred(RetryOperator.of(this.retry));
-		});
+		return EndpointCall.chat(this, request, EndpointAttempt.Exposure.PROBE, context);
 	}
 
 	static LlmUpstreamException guardTripped(String endpoint) {
@@ -265,6 +255,14 @@ public final class LlmEndpoint {
 	 */
 	public Bulkhead bulkhead() {
 		return this.bulkhead;
+	}
+
+	/**
+	 * How long this endpoint's recent attempts waited for their first token.
+	 * @return the first-token times
+	 */
+	public FirstTokenTimes firstTokenTimes() {
+		return this.firstTokenTimes;
 	}
 
 	/**

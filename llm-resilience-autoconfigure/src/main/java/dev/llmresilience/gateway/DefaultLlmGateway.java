@@ -55,25 +55,36 @@ public class DefaultLlmGateway implements LlmGateway {
 	 */
 	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, Degradation degradation,
 			List<LlmGatewayListener> listeners, ObservationRegistry observations) {
-		this(endpoints, settings, degradation, listeners, observations, RouteBalancer.priority(endpoints));
+		this(endpoints, settings, degradation, listeners, observations, RouteBalancer.priority(endpoints),
+				Hedging.off());
 	}
 
 	/**
-	 * Create a gateway whose routes are balanced.
+	 * Create a gateway whose routes are balanced and may hedge their requests.
 	 * @param endpoints the endpoints and routes
 	 * @param settings the gateway's settings
 	 * @param degradation the route selector, cache, deferred queue and guards
-	 * @param listeners hear every attempt and answer
+	 * @param listeners hear every attempt, answer and hedge
 	 * @param observations records one observation per call and one per attempt
 	 * @param balancer orders each call's endpoints
+	 * @param hedging which routes hedge, and how
 	 */
 	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, Degradation degradation,
-			List<LlmGatewayListener> listeners, ObservationRegistry observations, RouteBalancer balancer) {
+			List<LlmGatewayListener> listeners, ObservationRegistry observations, RouteBalancer balancer,
+			Hedging hedging) {
 		this.endpoints = endpoints;
 		this.balancer = balancer;
 		this.context = new GatewayContext(settings, degradation, new Degrader(settings, degradation),
-				new Listeners(listeners), new ConfigurationWarnings());
+				new Listeners(listeners), new ConfigurationWarnings(), hedging);
 		this.observations = observations;
+	}
+
+	/**
+	 * Which routes hedge, and what their hedges came to.
+	 * @return the hedging
+	 */
+	public Hedging hedging() {
+		return this.context.hedging();
 	}
 
 	@Override

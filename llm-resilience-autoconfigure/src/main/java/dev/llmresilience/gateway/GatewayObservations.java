@@ -29,6 +29,9 @@ public final class GatewayObservations {
 	// observation must carry the same tag keys for an error, a BUSY answer and an answer, or
 	// Prometheus refuses whichever shape comes second.
 	static Observation call(ObservationRegistry registry, String route) {
+		if (registry.isNoop()) {
+			return Observation.NOOP;
+		}
 		return Observation.createNotStarted(CALL, registry)
 			.contextualName("llm " + route)
 			.lowCardinalityKeyValue("llm.route", route)

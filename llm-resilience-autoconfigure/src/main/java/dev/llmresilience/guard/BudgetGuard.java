@@ -65,9 +65,15 @@ public final class BudgetGuard {
 	 * Whether today's budget is spent.
 	 * @return true if no more upstream calls should be made today
 	 */
-	public synchronized boolean isTripped() {
-		rollOver();
-		return this.tripped;
+	public boolean isTripped() {
+		if (!isOn()) {
+			// off: never tripped, and every call asks, so no lock and no clock
+			return false;
+		}
+		synchronized (this) {
+			rollOver();
+			return this.tripped;
+		}
 	}
 
 	/**

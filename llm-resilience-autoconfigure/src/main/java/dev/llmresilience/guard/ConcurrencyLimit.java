@@ -19,6 +19,9 @@ import reactor.core.publisher.Mono;
  */
 public final class ConcurrencyLimit {
 
+	private static final Runnable NO_PERMIT = () -> {
+	};
+
 	private final int maxCalls;
 
 	private final @Nullable Bulkhead bulkhead;
@@ -84,6 +87,16 @@ public final class ConcurrencyLimit {
 			Runnable release = acquire(bulkhead);
 			return (release != null) ? call.doOnTerminate(release).doOnCancel(release) : refused.get();
 		});
+	}
+
+	/**
+	 * Take a permit for a call that gives it back itself.
+	 * @return the permit's release, to run (at least once) when the call ends; {@code null} when
+	 * none was free (the refusal is counted)
+	 */
+	public @Nullable Runnable tryAcquire() {
+		Bulkhead bulkhead = this.bulkhead;
+		return (bulkhead != null) ? acquire(bulkhead) : NO_PERMIT;
 	}
 
 	// a permit's release, called at most once however the call ends; null when none was free

@@ -20,6 +20,7 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.Degradation;
 import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import io.micrometer.observation.ObservationRegistry;
@@ -96,7 +97,7 @@ public class BalancingBenchmark {
 						new RouteStrategy(Balance.LEAST_LATENCY, RouteOrder.PRIORITY)),
 				Map.of("weighted-1", 5.0, "weighted-2", 3.0, "weighted-3", 2.0), BalanceSource.system());
 		this.gateway = new DefaultLlmGateway(this.registry, GatewaySettings.of(Endpoints.DEFAULT_DEADLINE),
-				Degradation.none(), List.of(), ObservationRegistry.NOOP, this.balancer);
+				Degradation.none(), List.of(), ObservationRegistry.NOOP, this.balancer, Hedging.off());
 		this.priorityRoute = this.registry.route("priority");
 		this.weightedRoute = this.registry.route("weighted");
 		this.leastLatencyRoute = this.registry.route("least-latency");
