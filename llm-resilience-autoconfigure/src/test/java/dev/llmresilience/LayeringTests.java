@@ -23,8 +23,9 @@ class LayeringTests {
 	 * Top to bottom; packages in one row are siblings. A package with sub-packages in a row of their
 	 * own ({@code protocol}, below the protocols it serves) is its own classes only.
 	 */
-	static final List<List<String>> LAYERS = List.of(List.of("autoconfigure"),
-			List.of("actuate", "metrics", "openaiapi", "springai"), List.of("gateway"), List.of("shared"),
+	static final List<List<String>> LAYERS = List.of(List.of("autoconfigure"), List.of("dashboard"),
+			List.of("actuate", "metrics", "openaiapi", "springai"), List.of("watch"), List.of("gateway"), List.of("balance"),
+			List.of("shared"),
 			List.of("endpoint", "cache", "deferred", "guard"),
 			List.of("protocol.anthropic", "protocol.azure", "protocol.springai"), List.of("protocol"), List.of("failure"),
 			List.of("chat"));

@@ -4,25 +4,24 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.LinkedHashMap;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.endpoint.ProbeStats;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.ManualState;
 import dev.llmresilience.shared.SharedState;
 import dev.llmresilience.shared.SharedStateStatus;
-import io.github.resilience4j.bulkhead.Bulkhead;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import dev.llmresilience.watch.DegradationWatch;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -34,8 +33,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, the
- * routes, the deferred queue, the guards and the shared state; a write operation moves a breaker by
- * hand (on every replica, when the state is shared). Shows no API key and no header value.
+ * routes and how each is balanced, the deferred queue, the guards and the shared state; a write
+ * operation moves a breaker by hand (on every replica, when the state is shared). Shows no API key
+ * and no header value.
  * <p>
  * Read-only by default, as Boot's own endpoints that change state are: whoever can reach the write
  * operation can take every provider out of traffic ({@code FORCED_OPEN}) or stop a breaker from
@@ -49,51 +49,64 @@ public class LlmBreakersEndpoint {
 
 	private final EndpointRegistry endpoints;
 
+	private final EndpointDescriptions descriptions;
+
+	private final @Nullable DegradationWatch degradation;
+
 	private final @Nullable DeferredQueue deferred;
 
 	private final CallVolumeGuard guard;
 
 	private final BudgetGuard budget;
 
+	private final RouteBalancer balancer;
+
+	private final ConcurrencyLimit limit;
+
+	private final Hedging hedging;
+
 	private final BreakerControl control;
 
 	private final SharedState shared;
 
 	/**
-	 * Create the endpoint with no deferred queue and the guards off.
+	 * Create the endpoint with no deferred queue, the guards off and every route in its order.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints) {
-		this(endpoints, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()));
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
+		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()),
+				RouteBalancer.priority(endpoints), ConcurrencyLimit.off(), Hedging.off(), BreakerControl.LOCAL,
+				SharedState.LOCAL);
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
-	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
-			BudgetGuard budget) {
-		this(endpoints, deferred, guard, budget, BreakerControl.LOCAL, SharedState.LOCAL);
-	}
-
-	/**
-	 * Create the endpoint.
-	 * @param endpoints the endpoints to report on
-	 * @param deferred the deferred queue, or {@code null} when deferral is off
-	 * @param guard the call-volume guard
-	 * @param budget the daily budget
+	 * @param balancer the routes' balancer
+	 * @param limit the limit on gateway calls in flight
+	 * @param hedging which routes hedge, and what their hedges came to
 	 * @param control moves a breaker by hand (on every replica, when shared)
 	 * @param shared the shared state
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
-			BudgetGuard budget, BreakerControl control, SharedState shared) {
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit, Hedging hedging,
+			BreakerControl control, SharedState shared) {
 		this.endpoints = endpoints;
+		this.descriptions = new EndpointDescriptions(transitions);
+		this.degradation = degradation;
 		this.deferred = deferred;
 		this.guard = guard;
 		this.budget = budget;
+		this.balancer = balancer;
+		this.limit = limit;
+		this.hedging = hedging;
 		this.control = control;
 		this.shared = shared;
 	}
@@ -105,13 +118,14 @@ public class LlmBreakersEndpoint {
 	@ReadOperation
 	public BreakersDescriptor breakers() {
 		Map<String, EndpointDescriptor> descriptors = new LinkedHashMap<>();
-		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), describe(endpoint)));
+		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), this.descriptions.describe(endpoint)));
 		return new BreakersDescriptor(descriptors, this.endpoints.routeNames(),
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
 						(this.deferred != null) ? this.deferred.capacity() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
-				this.shared.status());
+				RouteDegradationDescriptor.of(this.degradation), RouteBalanceDescriptor.of(this.balancer.report()),
+				ConcurrencyDescriptor.of(this.limit), HedgeDescriptor.of(this.hedging), this.shared.status());
 	}
 
 	/**
@@ -122,7 +136,7 @@ public class LlmBreakersEndpoint {
 	@ReadOperation
 	public @Nullable EndpointDescriptor breaker(@Selector String name) {
 		LlmEndpoint endpoint = this.endpoints.endpoint(name);
-		return (endpoint != null) ? describe(endpoint) : null;
+		return (endpoint != null) ? this.descriptions.describe(endpoint) : null;
 	}
 
 	/**
@@ -145,37 +159,7 @@ public class LlmBreakersEndpoint {
 			throw new InvalidEndpointRequestException(message, message);
 		}
 		this.control.transition(endpoint, target);
-		return describe(endpoint);
-	}
-
-	static EndpointDescriptor describe(LlmEndpoint endpoint) {
-		EndpointSettings settings = endpoint.settings();
-		CircuitBreaker breaker = endpoint.circuitBreaker();
-		CircuitBreaker.Metrics metrics = breaker.getMetrics();
-		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
-		Bulkhead bulkhead = endpoint.bulkhead();
-		LlmEndpoint.Transition transition = endpoint.lastTransition();
-		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
-				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
-				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
-				metrics.getNumberOfNotPermittedCalls(),
-				new ConfigDescriptor(config.getSlidingWindowSize(), config.getMinimumNumberOfCalls(),
-						config.getFailureRateThreshold(), settings.circuitBreaker().waitDurationInOpenState(),
-						config.getPermittedNumberOfCallsInHalfOpenState()),
-				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
-						bulkhead.getMetrics().getAvailableConcurrentCalls()),
-				(transition != null) ? describe(transition) : null,
-				endpoint.transitions().stream().map(LlmBreakersEndpoint::describe).toList(), probes(endpoint.probes()));
-	}
-
-	private static ProbeDescriptor probes(ProbeStats probes) {
-		return new ProbeDescriptor(probes.mode().name(), probes.sent(), probes.succeeded(), probes.failed(),
-				probes.lastAt(), (probes.lastOutcome() != null) ? probes.lastOutcome().name() : null);
-	}
-
-	private static TransitionDescriptor describe(LlmEndpoint.Transition transition) {
-		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
-				transition.failureRate(), transition.bufferedCalls());
+		return this.descriptions.describe(endpoint);
 	}
 
 	/**
@@ -186,17 +170,23 @@ public class LlmBreakersEndpoint {
 	 * @param deferred the deferred queue
 	 * @param guard the call-volume guard
 	 * @param budget the daily budget
+	 * @param degradation each route's share of degraded answers and its current run of them
+	 * @param balancing every route's strategy and the share each endpoint received
+	 * @param concurrency the limit on gateway calls in flight
+	 * @param hedging every route that hedges its requests, by route
 	 * @param sharedState whether the figures are the fleet's (shared on Redis) or this instance's
 	 */
 	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
 			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			Map<String, RouteDegradationDescriptor> degradation, Map<String, RouteBalanceDescriptor> balancing,
+			ConcurrencyDescriptor concurrency, Map<String, HedgeDescriptor> hedging,
 			SharedStateStatus sharedState) {
 	}
 
 	/**
 	 * The deferred queue.
 	 *
-	 * @param pending requests waiting (the fleet's, when shared)
+	 * @param pending requests waiting
 	 * @param capacity requests held at most (0 when deferral is off)
 	 */
 	public record DeferredDescriptor(int pending, int capacity) {
@@ -206,7 +196,7 @@ public class LlmBreakersEndpoint {
 	 * The call-volume guard.
 	 *
 	 * @param maxCallsPerHour the limit, 0 when off
-	 * @param callsThisHour upstream attempts in the current (fixed) window (the fleet's, when shared)
+	 * @param callsThisHour upstream attempts in the current (fixed) window
 	 * @param tripped whether attempts are being refused
 	 */
 	public record GuardDescriptor(int maxCallsPerHour, int callsThisHour, boolean tripped) {
@@ -216,7 +206,7 @@ public class LlmBreakersEndpoint {
 	 * The daily budget.
 	 *
 	 * @param maxCostPerDay the cap, 0 when off
-	 * @param spentToday what today's answers cost (the fleet's, when shared)
+	 * @param spentToday what today's answers cost
 	 * @param tripped whether the day's budget is spent
 	 */
 	public record BudgetDescriptor(BigDecimal maxCostPerDay, BigDecimal spentToday, boolean tripped) {
@@ -240,12 +230,14 @@ public class LlmBreakersEndpoint {
 	 * @param bulkhead the bulkhead
 	 * @param lastTransition the most recent state change, or {@code null}
 	 * @param transitions the most recent state changes, oldest first (at most 10)
+	 * @param probes the breaker's half-open probes
+	 * @param firstToken the recent times to first token
 	 */
 	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
 			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
 			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
 			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
-			ProbeDescriptor probes) {
+			ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
 	}
 
 	/**

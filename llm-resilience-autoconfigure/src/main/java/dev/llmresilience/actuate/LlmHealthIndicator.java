@@ -9,7 +9,9 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.shared.SharedState;
 import dev.llmresilience.shared.SharedStateStatus;
+import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
@@ -20,15 +22,18 @@ import org.springframework.boot.health.contributor.Health;
  * outage is not this application's, and a DOWN would take every replica out of the load balancer at
  * once, while each replica can still answer BUSY (or from another route). With
  * {@code llm.health.down-when-route-unavailable=true} it reports DOWN while any route has no
- * endpoint whose breaker lets calls through. Its {@code sharedState} detail says whether the state
- * the replicas share is available; shared state that is unavailable never makes it DOWN, since
- * every replica then goes on with its own.
+ * endpoint whose breaker lets calls through. The {@code routes} detail shows how degraded each
+ * route's answers have been (it does not change the status: a fallback is the gateway working).
+ * Its {@code sharedState} detail says whether the state the replicas share is available; shared
+ * state that is unavailable never makes it DOWN, since every replica then goes on with its own.
  */
 public class LlmHealthIndicator extends AbstractHealthIndicator {
 
 	private final EndpointRegistry endpoints;
 
 	private final boolean downWhenRouteUnavailable;
+
+	private final @Nullable DegradationWatch degradation;
 
 	private final SharedState shared;
 
@@ -38,19 +43,23 @@ public class LlmHealthIndicator extends AbstractHealthIndicator {
 	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
 	 */
 	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable) {
-		this(endpoints, downWhenRouteUnavailable, SharedState.LOCAL);
+		this(endpoints, downWhenRouteUnavailable, null, SharedState.LOCAL);
 	}
 
 	/**
 	 * Create the indicator.
 	 * @param endpoints the endpoints and routes
 	 * @param downWhenRouteUnavailable report DOWN when every endpoint of a route is open
+	 * @param degradation the routes' degradation watch, whose state becomes the {@code routes} detail,
+	 * or {@code null}
 	 * @param shared the state the replicas share
 	 */
-	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable, SharedState shared) {
+	public LlmHealthIndicator(EndpointRegistry endpoints, boolean downWhenRouteUnavailable,
+			@Nullable DegradationWatch degradation, SharedState shared) {
 		super("LLM endpoints health check failed");
 		this.endpoints = endpoints;
 		this.downWhenRouteUnavailable = downWhenRouteUnavailable;
+		this.degradation = degradation;
 		this.shared = shared;
 	}
 
@@ -77,9 +86,11 @@ public class LlmHealthIndicator extends AbstractHealthIndicator {
 		else {
 			builder.up();
 		}
-		builder.withDetail("endpoints", endpoints)
-			.withDetail("unavailableRoutes", unavailable)
-			.withDetail("sharedState", describe(this.shared.status()));
+		builder.withDetail("endpoints", endpoints).withDetail("unavailableRoutes", unavailable);
+		if (this.degradation != null) {
+			builder.withDetail("routes", RouteDegradationDescriptor.of(this.degradation));
+		}
+		builder.withDetail("sharedState", describe(this.shared.status()));
 	}
 
 	private static Map<String, Object> describe(SharedStateStatus status) {

@@ -13,6 +13,7 @@ import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallCounter;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.guard.SpendLedger;
 import dev.llmresilience.shared.SharedState;
 
@@ -26,10 +27,10 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * The gateway's degradation: route selection, the call-volume guard, the budget, the deferred
- * queue and the last-good-answer cache. Imported by {@link LlmAutoConfiguration}. The guard, the
- * budget and the deferred store count the fleet's calls, cost and requests when the
- * {@link SharedState} shares them, else this instance's.
+ * The gateway's degradation: route selection, the call-volume guard, the limit on calls in flight,
+ * the budget, the deferred queue and the last-good-answer cache. Imported by
+ * {@link LlmAutoConfiguration}. The guard, the budget and the deferred store count the fleet's
+ * calls, cost and requests when the {@link SharedState} shares them, else this instance's.
  */
 @Configuration(proxyBeanMethods = false)
 class DegradationConfiguration {
@@ -50,6 +51,17 @@ class DegradationConfiguration {
 		}
 		CallCounter shared = (max > 0) ? sharedState.callCounter(max, Duration.ofHours(1)) : null;
 		return (shared != null) ? new CallVolumeGuard(max, shared) : new CallVolumeGuard(max, Duration.ofHours(1));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ConcurrencyLimit llmConcurrencyLimit(LlmProperties properties) {
+		int max = properties.getGateway().getMaxConcurrentCalls();
+		if (max < 0) {
+			throw new LlmConfigurationException("llm.gateway.max-concurrent-calls", "is " + max + ", negative",
+					"Use 0 to switch the limit off, or the number of gateway calls allowed in flight at once.");
+		}
+		return new ConcurrencyLimit(max);
 	}
 
 	@Bean

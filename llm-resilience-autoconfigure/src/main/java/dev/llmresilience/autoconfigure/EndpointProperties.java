@@ -29,6 +29,13 @@ public class EndpointProperties extends ResilienceProperties {
 	private @Nullable String apiKey;
 
 	/**
+	 * Whether the endpoint needs an api-key. Set it to false for a server that needs none (Ollama,
+	 * vLLM, a local model): an endpoint that needs one but has none is reported at start-up with a
+	 * WARN.
+	 */
+	private boolean apiKeyRequired = true;
+
+	/**
 	 * Model name sent in each request, e.g. gpt-4o or claude-sonnet-4-5. Required. With protocol
 	 * azure-openai the deployment decides the model, and this names it in metrics and answers.
 	 */
@@ -64,8 +71,18 @@ public class EndpointProperties extends ResilienceProperties {
 	 */
 	private String apiVersion = AzureOpenAiClientFactory.DEFAULT_API_VERSION;
 
-	/** Order within the default route: lower is tried first. */
+	/**
+	 * Order within the default route: lower is tried first. In a route with balance=weighted or
+	 * least-latency, consecutive endpoints of equal priority share the load.
+	 */
 	private int priority = 0;
+
+	/**
+	 * Share of the calls of a route with balance=weighted, relative to the other endpoints of equal
+	 * priority in it: with weights 3 and 1, three calls in four go to the first. Must be positive.
+	 * Default 1.
+	 */
+	private double weight = 1;
 
 	/** A free-form label (e.g. "us", "eu") shown in the actuator output and metrics. */
 	private @Nullable String region;
@@ -93,6 +110,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setApiKey(@Nullable String apiKey) {
 		this.apiKey = apiKey;
+	}
+
+	public boolean isApiKeyRequired() {
+		return this.apiKeyRequired;
+	}
+
+	public void setApiKeyRequired(boolean apiKeyRequired) {
+		this.apiKeyRequired = apiKeyRequired;
 	}
 
 	public @Nullable String getModel() {
@@ -149,6 +174,14 @@ public class EndpointProperties extends ResilienceProperties {
 
 	public void setPriority(int priority) {
 		this.priority = priority;
+	}
+
+	public double getWeight() {
+		return this.weight;
+	}
+
+	public void setWeight(double weight) {
+		this.weight = weight;
 	}
 
 	public @Nullable String getRegion() {

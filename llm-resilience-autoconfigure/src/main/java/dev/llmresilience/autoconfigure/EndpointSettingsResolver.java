@@ -4,13 +4,10 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.ClientSettings;
@@ -22,7 +19,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Turns {@link LlmProperties} into validated {@link EndpointSettings} and routes: each endpoint's
+ * Turns {@link LlmProperties} into validated {@link EndpointSettings} (the routes are
+ * {@link RouteResolver}'s): each endpoint's
  * own value, else {@code llm.defaults}, else the built-in default below. Every rejected value raises
  * an {@link LlmConfigurationException} naming the property where it was set.
  */
@@ -61,52 +59,6 @@ final class EndpointSettingsResolver {
 		this.properties.getEndpoints().forEach((name, endpoint) -> settings.add(resolve(name, endpoint)));
 		settings.sort(Comparator.comparingInt(EndpointSettings::priority).thenComparing(EndpointSettings::name));
 		return settings;
-	}
-
-	/**
-	 * The routes over the given endpoints: those configured, plus {@code default} (every enabled
-	 * endpoint by priority) unless configured. Disabled endpoints are left out of every route.
-	 * @param endpoints the resolved endpoints
-	 * @return the routes by name
-	 */
-	Map<String, List<String>> routes(List<EndpointSettings> endpoints) {
-		Map<String, EndpointSettings> byName = new LinkedHashMap<>();
-		endpoints.forEach((endpoint) -> byName.put(endpoint.name(), endpoint));
-		Map<String, List<String>> routes = new LinkedHashMap<>();
-		if (!this.properties.getRoutes().containsKey(EndpointRegistry.DEFAULT_ROUTE)) {
-			List<String> enabled = endpoints.stream().filter(EndpointSettings::enabled).map(EndpointSettings::name).toList();
-			if (enabled.isEmpty()) {
-				throw new LlmConfigurationException("llm.endpoints", "has no enabled endpoint",
-						"Set llm.endpoints.<name>.enabled=true on at least one endpoint, or set llm.enabled=false.");
-			}
-			routes.put(EndpointRegistry.DEFAULT_ROUTE, enabled);
-		}
-		this.properties.getRoutes().forEach((route, names) -> {
-			String property = "llm.routes." + route;
-			if (names == null || names.isEmpty()) {
-				throw new LlmConfigurationException(property, "is empty",
-						"List the endpoints the route tries, in order, e.g. " + property + "=" + String.join(",", byName.keySet())
-								+ ", or remove the route.");
-			}
-			List<String> members = new ArrayList<>();
-			for (String name : names) {
-				EndpointSettings endpoint = byName.get(name);
-				if (endpoint == null) {
-					throw new LlmConfigurationException(property, "names unknown endpoint '" + name + "'",
-							"Use one of the configured endpoints " + byName.keySet()
-									+ ", or configure it under " + property(name) + ".");
-				}
-				if (endpoint.enabled()) {
-					members.add(name);
-				}
-			}
-			if (members.isEmpty()) {
-				throw new LlmConfigurationException(property, "names only disabled endpoints " + names,
-						"Enable one of them (llm.endpoints.<name>.enabled=true) or add an enabled endpoint to the route.");
-			}
-			routes.put(route, List.copyOf(members));
-		});
-		return routes;
 	}
 
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
@@ -154,7 +106,7 @@ final class EndpointSettingsResolver {
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
 	// gpt-4.1 only binds as llm.endpoints[gpt-4.1], so that is how messages must name it.
-	private static String property(String endpoint) {
+	static String property(String endpoint) {
 		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
 	}
 

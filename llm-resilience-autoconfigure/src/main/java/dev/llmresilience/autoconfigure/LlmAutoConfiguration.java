@@ -9,6 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
+import dev.llmresilience.balance.BalanceSource;
+import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointFactory;
@@ -20,11 +22,13 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.Degradation;
 import dev.llmresilience.gateway.GatewaySettings;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiClientFactory;
@@ -38,6 +42,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -46,6 +51,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.client.WebClient;
 
 /**
@@ -60,7 +66,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 @ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ LlmProperties.class, SharedStateProperties.class })
-@Import({ SharedStateConfiguration.class, DegradationConfiguration.class })
+@Import({ SharedStateConfiguration.class, DegradationConfiguration.class, WatchConfiguration.class,
+		HedgingConfiguration.class })
 public final class LlmAutoConfiguration {
 
 	@Bean
@@ -91,7 +98,9 @@ public final class LlmAutoConfiguration {
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
 			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
-			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard) {
+			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard,
+			Environment environment, ListableBeanFactory beans) {
+		UnknownKeys.check(environment, beans);
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
 		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(classifier, builders),
@@ -113,15 +122,39 @@ public final class LlmAutoConfiguration {
 			}
 			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		return new EndpointRegistry(endpoints, resolver.routes(settings), resources);
+		Map<String, RouteProperties> forms = RouteForms.of(properties, environment);
+		Map<String, List<String>> routes = new RouteResolver(properties, forms).routes(settings);
+		StartupSummary.log(settings, routes, properties, !forms.containsKey(EndpointRegistry.DEFAULT_ROUTE));
+		return new EndpointRegistry(endpoints, routes, resources);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BalanceSource llmBalanceSource() {
+		return BalanceSource.system();
+	}
+
+	/**
+	 * Each route's {@code balance} and {@code order}, and the endpoints' weights, over the routes
+	 * the registry holds.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	RouteBalancer llmRouteBalancer(EndpointRegistry endpoints, LlmProperties properties, Environment environment,
+			BalanceSource source) {
+		RouteResolver routes = new RouteResolver(properties, RouteForms.of(properties, environment));
+		Map<String, EndpointSettings> settings = new LinkedHashMap<>();
+		endpoints.endpoints().forEach((endpoint) -> settings.put(endpoint.name(), endpoint.settings()));
+		return new RouteBalancer(endpoints, routes.strategies(settings, endpoints.routeNames()), routes.weights(), source);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	LlmGateway llmGateway(EndpointRegistry endpoints, LlmProperties properties, RouteSelector routeSelector,
-			CallVolumeGuard guard, BudgetGuard budget, ObjectProvider<FallbackCache> cache,
+			RouteBalancer balancer, CallVolumeGuard guard, BudgetGuard budget, ConcurrencyLimit limit,
+			ObjectProvider<FallbackCache> cache,
 			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
-			ObjectProvider<ObservationRegistry> observations) {
+			ObjectProvider<ObservationRegistry> observations, ObjectProvider<Hedging> hedging) {
 		LlmProperties.Gateway gateway = properties.getGateway();
 		Duration deadline = gateway.getDeadline();
 		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
@@ -134,9 +167,9 @@ public final class LlmAutoConfiguration {
 				ceiling("llm.gateway.max-request-timeout", gateway.getMaxRequestTimeout()),
 				ceiling("llm.gateway.max-request-deadline", gateway.getMaxRequestDeadline()));
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
-				guard, budget, Clock.systemUTC());
+				guard, budget, Clock.systemUTC(), limit);
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
-				observations.getIfUnique(() -> ObservationRegistry.NOOP));
+				observations.getIfUnique(() -> ObservationRegistry.NOOP), balancer, hedging.getIfAvailable(Hedging::off));
 	}
 
 	private static Duration ceiling(String property, Duration value) {

@@ -1,15 +1,20 @@
 package dev.llmresilience.autoconfigure;
 
-import dev.llmresilience.actuate.LlmBreakersEndpoint;
-import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
 import java.time.Clock;
 
+import dev.llmresilience.actuate.BreakerTransitions;
+import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpointWebExtension;
+import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -31,13 +36,17 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
-	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, ObjectProvider<DeferredQueue> deferred,
+	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
 			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget,
-			ObjectProvider<BreakerControl> transitions, ObjectProvider<SharedState> sharedState) {
-		return new LlmBreakersEndpoint(endpoints, deferred.getIfAvailable(),
+			ObjectProvider<RouteBalancer> balancer, ObjectProvider<ConcurrencyLimit> limit,
+			ObjectProvider<Hedging> hedging, ObjectProvider<BreakerControl> control,
+			ObjectProvider<SharedState> sharedState) {
+		return new LlmBreakersEndpoint(endpoints, transitions, degradation.getIfAvailable(), deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
-				transitions.getIfAvailable(() -> BreakerControl.LOCAL),
-				sharedState.getIfAvailable(() -> SharedState.LOCAL));
+				balancer.getIfAvailable(() -> RouteBalancer.priority(endpoints)),
+				limit.getIfAvailable(ConcurrencyLimit::off), hedging.getIfAvailable(Hedging::off),
+				control.getIfAvailable(() -> BreakerControl.LOCAL), sharedState.getIfAvailable(() -> SharedState.LOCAL));
 	}
 
 	@Bean

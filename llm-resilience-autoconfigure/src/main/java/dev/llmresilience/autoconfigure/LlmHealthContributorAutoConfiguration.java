@@ -3,6 +3,7 @@ package dev.llmresilience.autoconfigure;
 import dev.llmresilience.actuate.LlmHealthIndicator;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -26,9 +27,9 @@ public final class LlmHealthContributorAutoConfiguration {
 	@Bean(name = "llmHealthIndicator")
 	@ConditionalOnMissingBean(name = "llmHealthIndicator")
 	LlmHealthIndicator llmHealthIndicator(EndpointRegistry endpoints, LlmProperties properties,
-			ObjectProvider<SharedState> sharedState) {
+			ObjectProvider<DegradationWatch> degradation, ObjectProvider<SharedState> sharedState) {
 		return new LlmHealthIndicator(endpoints, properties.getHealth().isDownWhenRouteUnavailable(),
-				sharedState.getIfAvailable(() -> SharedState.LOCAL));
+				degradation.getIfAvailable(), sharedState.getIfAvailable(() -> SharedState.LOCAL));
 	}
 
 }

@@ -1,11 +1,18 @@
 package dev.llmresilience.autoconfigure;
 
+import java.time.Duration;
+
+import dev.llmresilience.balance.RouteBalancer;
+import dev.llmresilience.balance.RouteReport;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.ResilienceRegistries;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.metrics.LlmMetrics;
+import dev.llmresilience.watch.DegradationWatch;
+import dev.llmresilience.watch.RouteDegradation;
 import io.github.resilience4j.micrometer.tagged.TaggedBulkheadMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedCircuitBreakerMetrics;
 import io.github.resilience4j.micrometer.tagged.TaggedRetryMetrics;
@@ -13,6 +20,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -63,6 +71,65 @@ public final class LlmMetricsAutoConfiguration {
 				.description("Times the daily budget was spent")
 				.register(meterRegistry));
 		};
+	}
+
+	/**
+	 * Per route and endpoint, the calls it was chosen to go first for, tagged with the route's
+	 * strategy; the latency estimate of every endpoint of a least-latency route; the calls in flight
+	 * and refused under {@code llm.gateway.max-concurrent-calls}.
+	 */
+	@Bean
+	MeterBinder llmBalanceMetrics(ObjectProvider<RouteBalancer> balancer, ObjectProvider<ConcurrencyLimit> limit) {
+		return (meterRegistry) -> {
+			balancer.ifAvailable((routes) -> routes.report().forEach((route, report) -> {
+				for (RouteReport.Member member : report.endpoints()) {
+					FunctionCounter.builder("llm.gateway.route.choices", routes, (b) -> b.chosen(route, member.endpoint()))
+						.description("Calls for which the route's balancing chose this endpoint to go first")
+						.tags("llm.route", route, "llm.endpoint", member.endpoint(), "llm.balance",
+								report.strategy().balance().value(), "llm.order", report.strategy().order().value())
+						.register(meterRegistry);
+					if (member.latency() != null) {
+						Gauge.builder("llm.endpoint.latency.estimate", routes, (b) -> seconds(b.latency(member.endpoint())))
+							.description("Peak-EWMA time to first token that least-latency balancing compares")
+							.baseUnit("seconds")
+							.tags("llm.endpoint", member.endpoint())
+							.register(meterRegistry);
+					}
+				}
+			}));
+			limit.ifAvailable((calls) -> {
+				Gauge.builder("llm.gateway.calls.in-flight", calls, ConcurrencyLimit::inFlight)
+					.description("Gateway calls in flight under llm.gateway.max-concurrent-calls (0 when it is off)")
+					.register(meterRegistry);
+				FunctionCounter.builder("llm.gateway.calls.refused", calls, ConcurrencyLimit::refused)
+					.description("Gateway calls refused by llm.gateway.max-concurrent-calls")
+					.register(meterRegistry);
+			});
+		};
+	}
+
+	private static double seconds(@Nullable Duration duration) {
+		return (duration != null) ? duration.toNanos() / 1e9 : Double.NaN;
+	}
+
+	@Bean
+	MeterBinder llmDegradationMetrics(ObjectProvider<DegradationWatch> degradation) {
+		return (meterRegistry) -> degradation.ifAvailable((watch) -> watch.routes().keySet().forEach((route) -> {
+			Gauge.builder("llm.gateway.degraded.share", watch, (w) -> share(w.route(route)))
+				.description("Share of the route's answers that were degraded (any tier but PRIMARY) over llm.degradation.window")
+				.tag("llm.route", route)
+				.register(meterRegistry);
+			Gauge.builder("llm.gateway.degraded.duration", watch, (w) -> w.route(route).onlyDegradedFor().toMillis() / 1000.0)
+				.description("How long the route has answered only degraded; 0 once its first endpoint answers")
+				.tag("llm.route", route)
+				.baseUnit("seconds")
+				.register(meterRegistry);
+		}));
+	}
+
+	// No answer in the window is no share at all, not 0 % degraded.
+	private static double share(RouteDegradation route) {
+		return (route.degradedShare() != null) ? route.degradedShare() : Double.NaN;
 	}
 
 	@Bean

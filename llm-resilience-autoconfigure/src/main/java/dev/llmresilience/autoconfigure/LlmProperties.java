@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -27,10 +26,14 @@ public class LlmProperties {
 	private Map<String, EndpointProperties> endpoints = new LinkedHashMap<>();
 
 	/**
-	 * Named routes: the endpoints tried in order. Without a "default" route, "default" holds every
-	 * enabled endpoint by priority.
+	 * Named routes, each a list of endpoints tried in order (llm.routes.cheap=a,b), or an object:
+	 * llm.routes.<name>.endpoints (the list; omitted, every enabled endpoint by priority),
+	 * llm.routes.<name>.balance (priority, weighted or least-latency: which endpoint of equal
+	 * priority goes first; default priority) and llm.routes.<name>.order (priority or
+	 * cheapest-first; default priority). Without a "default" route, "default" holds every enabled
+	 * endpoint by priority.
 	 */
-	private Map<String, List<String>> routes = new LinkedHashMap<>();
+	private Map<String, RouteProperties> routes = new LinkedHashMap<>();
 
 	/** How a gateway call degrades. */
 	@NestedConfigurationProperty
@@ -38,7 +41,15 @@ public class LlmProperties {
 
 	/** The "llm" health contributor. */
 	@NestedConfigurationProperty
-	private final Health health = new Health();
+	private final HealthProperties health = new HealthProperties();
+
+	/** How degraded each route's answers have been: a meter, health details and a WARN. */
+	@NestedConfigurationProperty
+	private final DegradationProperties degradation = new DegradationProperties();
+
+	/** The live dashboard at /llm/dashboard. */
+	@NestedConfigurationProperty
+	private final DashboardProperties dashboard = new DashboardProperties();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -60,11 +71,11 @@ public class LlmProperties {
 		this.endpoints = endpoints;
 	}
 
-	public Map<String, List<String>> getRoutes() {
+	public Map<String, RouteProperties> getRoutes() {
 		return this.routes;
 	}
 
-	public void setRoutes(Map<String, List<String>> routes) {
+	public void setRoutes(Map<String, RouteProperties> routes) {
 		this.routes = routes;
 	}
 
@@ -72,8 +83,16 @@ public class LlmProperties {
 		return this.gateway;
 	}
 
-	public Health getHealth() {
+	public HealthProperties getHealth() {
 		return this.health;
+	}
+
+	public DegradationProperties getDegradation() {
+		return this.degradation;
+	}
+
+	public DashboardProperties getDashboard() {
+		return this.dashboard;
 	}
 
 	/** Call-volume guard settings. */
@@ -125,25 +144,6 @@ public class LlmProperties {
 
 	}
 
-	/** Health settings. */
-	public static class Health {
-
-		/**
-		 * Report DOWN while every endpoint of some route has an open breaker. Off by default: a
-		 * provider outage should not take every replica out of the load balancer at once.
-		 */
-		private boolean downWhenRouteUnavailable = false;
-
-		public boolean isDownWhenRouteUnavailable() {
-			return this.downWhenRouteUnavailable;
-		}
-
-		public void setDownWhenRouteUnavailable(boolean downWhenRouteUnavailable) {
-			this.downWhenRouteUnavailable = downWhenRouteUnavailable;
-		}
-
-	}
-
 	/** Gateway settings. */
 	public static class Gateway {
 
@@ -175,6 +175,13 @@ public class LlmProperties {
 		/** Raise LlmUnavailableException instead of returning a BUSY answer. */
 		private boolean busyAsError = false;
 
+		/**
+		 * Gateway calls in flight at once, over all routes, on top of each endpoint's bulkhead; a call
+		 * past it is refused at once (attempt outcome GATEWAY_FULL) and degrades: cached answer,
+		 * deferral, BUSY. A stream counts until it ends. 0 switches the limit off.
+		 */
+		private int maxConcurrentCalls = 0;
+
 		/** The deferred tier: deferrable requests wait in a queue and complete in the background. */
 		@NestedConfigurationProperty
 		private final DeferralProperties deferral = new DeferralProperties();
@@ -190,6 +197,14 @@ public class LlmProperties {
 		/** The last-good-answer cache (tier CACHED). */
 		@NestedConfigurationProperty
 		private final FallbackCacheProperties fallbackCache = new FallbackCacheProperties();
+
+		/** Hedged requests: a slow first token sends the same request to the route's next endpoint too. */
+		@NestedConfigurationProperty
+		private final HedgeProperties hedge = new HedgeProperties();
+
+		public HedgeProperties getHedge() {
+			return this.hedge;
+		}
 
 		public DeferralProperties getDeferral() {
 			return this.deferral;
@@ -261,6 +276,14 @@ public class LlmProperties {
 
 		public Stream getStream() {
 			return this.stream;
+		}
+
+		public int getMaxConcurrentCalls() {
+			return this.maxConcurrentCalls;
+		}
+
+		public void setMaxConcurrentCalls(int maxConcurrentCalls) {
+			this.maxConcurrentCalls = maxConcurrentCalls;
 		}
 
 		/** Streaming settings of the gateway. */

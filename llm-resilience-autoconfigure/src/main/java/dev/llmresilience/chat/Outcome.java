@@ -85,6 +85,13 @@ public enum Outcome {
 	GUARD_TRIPPED(false, false, Action.DEGRADE),
 
 	/**
+	 * The gateway already has {@code llm.gateway.max-concurrent-calls} calls in flight: the call was
+	 * refused before any endpoint was tried (the attempt names the endpoint it would have tried
+	 * first) and degrades at once: cached answer, deferral, BUSY.
+	 */
+	GATEWAY_FULL(false, false, Action.DEGRADE),
+
+	/**
 	 * The call's deadline ran out: before the attempt (no call was made), or during it, before any of
 	 * the endpoint's own timeouts (an attempt's timeouts are capped at what is left of the deadline,
 	 * and a cut made by the caller's deadline is not the provider's fault, so the breaker ignores it).
@@ -96,7 +103,16 @@ public enum Outcome {
 	 * the attempt was abandoned (its permits freed, nothing recorded) and the call moved on to the
 	 * route's next endpoint at once, rather than waiting out a model the breaker now believes is down.
 	 */
-	RELEASED(false, false, Action.FALL_BACK);
+	RELEASED(false, false, Action.FALL_BACK),
+
+	/**
+	 * A hedged request ({@code llm.gateway.hedge}) sent the same call to the route's next endpoint,
+	 * and the other endpoint brought its first token first: this attempt was cancelled before the
+	 * caller saw any of it. Not a failure: the breaker records it as a slow call (its duration at
+	 * least {@code slow-call-duration-threshold}), so an endpoint that keeps losing hedges is seen
+	 * as slow, never as broken. The call goes on with the winner.
+	 */
+	HEDGE_LOST(false, false, Action.FALL_BACK);
 
 	private final boolean retryable;
 

@@ -5,7 +5,10 @@ package dev.llmresilience.chat;
  */
 public enum Tier {
 
-	/** The first endpoint of the route answered. */
+	/**
+	 * The endpoint the call tried first answered: the route's first, or on a balanced route the one
+	 * its balancing chose for this call.
+	 */
 	PRIMARY,
 
 	/** Another endpoint of the route answered. */

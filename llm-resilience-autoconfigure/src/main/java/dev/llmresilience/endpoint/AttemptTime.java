@@ -2,20 +2,24 @@ package dev.llmresilience.endpoint;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
+import reactor.core.CoreSubscriber;
+import reactor.core.scheduler.Scheduler;
 
 /**
- * The time rules of one attempt (docs/liveness.md): its bounds, each capped at what is left of the
- * call's deadline; the failure each bound stands for when it fires; and whether a retry still fits
- * in what is left.
+ * The time rules of the attempts of one endpoint call (docs/liveness.md): each attempt's
+ * {@link AttemptWatchdog}, its bounds capped at what is left of the call's deadline; the failure
+ * each bound stands for when it fires; and whether a retry still fits in what is left.
  */
-final class AttemptTime {
+final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 
-	/** Why a retryable failure is not retried: see {@link #withinDeadline}. */
+	/** Why a retry was refused: the deadline could not fit it. */
 	static final String NO_TIME_LEFT = "what is left of the call's deadline cannot fit another attempt";
 
 	private final EndpointSettings settings;
@@ -28,31 +32,34 @@ final class AttemptTime {
 
 	private final boolean streaming;
 
-	private final int number;
-
-	AttemptTime(EndpointSettings settings, ChatRequest request, EndpointAttempt.Exposure exposure, CallContext context,
-			boolean streaming, int number) {
+	AttemptTime(EndpointSettings settings, ChatRequest request, EndpointAttempt.Exposure exposure,
+			CallContext context, boolean streaming) {
 		this.settings = settings;
 		this.request = request;
 		this.exposure = exposure;
 		this.context = context;
 		this.streaming = streaming;
-		this.number = number;
 	}
 
-	// Without upstream streaming the first token comes with the whole answer, so only the attempt's
-	// timeout bounds it; a stream's length is bounded by no timeout, only by the request's deadline.
-	AttemptWatchdog.Bounds bounds(long now) {
+	// Each of the endpoint's bounds, capped at what is left of the call's deadline. Without upstream
+	// streaming the first token comes with the whole answer, so only the attempt's timeout bounds it.
+	<T> AttemptWatchdog<T> watchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, long now,
+			Predicate<? super T> isToken) {
 		boolean stream = this.exposure == EndpointAttempt.Exposure.STREAM;
 		long attemptBy = stream ? Long.MAX_VALUE : plus(now, timeout());
 		long firstTokenBy = this.streaming ? plus(now, this.settings.firstTokenTimeout())
 				: stream ? plus(now, timeout()) : Long.MAX_VALUE;
 		long deadlineAfter = stream ? this.context.streamDeadlineNanos() : this.context.deadlineNanos();
-		return new AttemptWatchdog.Bounds(firstTokenBy, this.settings.streamIdleTimeout().toNanos(), attemptBy,
-				this.context.deadlineNanos(), deadlineAfter);
+		return new AttemptWatchdog<>(actual, scheduler, firstTokenBy, this.settings.streamIdleTimeout().toNanos(),
+				attemptBy, this.context.deadlineNanos(), deadlineAfter, isToken, this);
 	}
 
-	Throwable expired(AttemptWatchdog.Expiry expiry) {
+	Duration timeout() {
+		return (this.request.timeout() != null) ? this.request.timeout() : this.settings.timeout();
+	}
+
+	@Override
+	public Throwable apply(AttemptWatchdog.Expiry expiry) {
 		return switch (expiry) {
 			case FIRST_TOKEN -> {
 				if (!this.streaming) {
@@ -72,33 +79,24 @@ final class AttemptTime {
 		};
 	}
 
-	/**
-	 * No retry that the call's deadline cannot fit, its wait and its own bound included: the time is
-	 * better left to the route's next endpoint, which is tried with whatever is left.
-	 * @param error the attempt's classified error
-	 * @param now the time now
-	 * @return the error, marked not to be retried when the retry would not fit
-	 */
-	Throwable withinDeadline(Throwable error, long now) {
-		if (!(error instanceof LlmUpstreamException upstream)
-				|| !FailureClassifier.isRetryable(error, this.settings.retry().maxRetryAfter())
-				|| this.number >= this.settings.retry().maxAttempts() || this.context.deadlineNanos() == Long.MAX_VALUE) {
+	// No retry that the call's deadline cannot fit, its wait and its own bound included: the time is
+	// better left to the route's next endpoint, which is tried with whatever is left.
+	Throwable withinDeadline(Throwable error, int number, long now) {
+		if (!(error instanceof LlmUpstreamException upstream) || !FailureClassifier.isRetryable(error,
+				this.settings.retry().maxRetryAfter()) || number >= this.settings.retry().maxAttempts()
+				|| this.context.deadlineNanos() == Long.MAX_VALUE) {
 			return error;
 		}
 		EndpointSettings.RetrySettings retry = this.settings.retry();
 		long waitMillis = (upstream.retryAfter() != null) ? upstream.retryAfter().toMillis()
-				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(this.number) * (1 + retry.jitter())));
+				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(number) * (1 + retry.jitter())));
 		Duration bound = (this.exposure == EndpointAttempt.Exposure.STREAM && this.streaming)
 				? this.settings.firstTokenTimeout() : timeout();
 		long needed = TimeUnit.MILLISECONDS.toNanos(waitMillis) + bound.toNanos();
 		return (this.context.deadlineNanos() - now < needed) ? upstream.withoutRetry(NO_TIME_LEFT) : error;
 	}
 
-	private Duration timeout() {
-		return (this.request.timeout() != null) ? this.request.timeout() : this.settings.timeout();
-	}
-
-	private LlmUpstreamException upstream(Outcome outcome, String message) {
+	LlmUpstreamException upstream(Outcome outcome, String message) {
 		return new LlmUpstreamException(this.settings.name(), outcome, 0, null, message, null);
 	}
 

@@ -46,23 +46,22 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	}
 
-	/**
-	 * The attempt's bounds, on the scheduler's clock in nanoseconds ({@link Long#MAX_VALUE} for none).
-	 *
-	 * @param firstTokenBy when the first token must have come
-	 * @param idleNanos longest silence once tokens flow
-	 * @param attemptBy when the whole attempt must have ended
-	 * @param deadlineBeforeToken the call's deadline while no token has come
-	 * @param deadlineAfterToken the call's deadline once tokens flow
-	 */
-	record Bounds(long firstTokenBy, long idleNanos, long attemptBy, long deadlineBeforeToken, long deadlineAfterToken) {
-	}
-
 	private final CoreSubscriber<? super T> actual;
 
 	private final Scheduler scheduler;
 
-	private final Bounds bounds;
+	// The attempt's bounds, on the scheduler's clock in nanoseconds (Long.MAX_VALUE for none): when the
+	// first token must have come, the longest silence once tokens flow, when the whole attempt must
+	// have ended, and the call's deadline before and after the first token.
+	private final long firstTokenBy;
+
+	private final long idleNanos;
+
+	private final long attemptBy;
+
+	private final long deadlineBeforeToken;
+
+	private final long deadlineAfterToken;
 
 	private final Predicate<? super T> isToken;
 
@@ -78,11 +77,22 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	private boolean done;
 
-	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, Bounds bounds, Predicate<? super T> isToken,
+	private boolean subscribed;
+
+	private @Nullable Expiry early;
+
+	private boolean cancelledEarly;
+
+	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, long firstTokenBy, long idleNanos,
+			long attemptBy, long deadlineBeforeToken, long deadlineAfterToken, Predicate<? super T> isToken,
 			Function<Expiry, Throwable> errors) {
 		this.actual = actual;
 		this.scheduler = scheduler;
-		this.bounds = bounds;
+		this.firstTokenBy = firstTokenBy;
+		this.idleNanos = idleNanos;
+		this.attemptBy = attemptBy;
+		this.deadlineBeforeToken = deadlineBeforeToken;
+		this.deadlineAfterToken = deadlineAfterToken;
 		this.isToken = isToken;
 		this.errors = errors;
 	}
@@ -94,9 +104,30 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	@Override
 	public void onSubscribe(Subscription subscription) {
-		this.upstream = subscription;
+		synchronized (this) {
+			this.upstream = subscription;
+			this.subscribed = true;
+		}
 		this.lastActivity = now();
 		this.actual.onSubscribe(this);
+		Expiry early;
+		boolean cancelledEarly;
+		synchronized (this) {
+			early = this.early;
+			cancelledEarly = this.cancelledEarly;
+		}
+		if (cancelledEarly) {
+			subscription.cancel();
+			return;
+		}
+		if (early != null) {
+			// released before the upstream call had subscribed: stop it now that it has
+			subscription.cancel();
+			synchronized (this) {
+				this.actual.onError(this.errors.apply(early));
+			}
+			return;
+		}
 		sleepUntil(next());
 	}
 
@@ -138,6 +169,14 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	@Override
 	public void cancel() {
+		synchronized (this) {
+			// a cancelled attempt is not released later: nothing waits on it any more
+			this.done = true;
+			if (!this.subscribed) {
+				this.cancelledEarly = true;
+				return;
+			}
+		}
 		stopTimer();
 		this.upstream.cancel();
 	}
@@ -167,35 +206,32 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 	}
 
 	private @Nullable Expiry expiryAt(long now) {
-		Bounds bounds = this.bounds;
 		if (!this.token) {
-			long own = Math.min(bounds.firstTokenBy(), bounds.attemptBy());
-			if (bounds.deadlineBeforeToken() < own) {
-				return (now >= bounds.deadlineBeforeToken()) ? Expiry.DEADLINE : null;
+			long own = Math.min(this.firstTokenBy, this.attemptBy);
+			if (this.deadlineBeforeToken < own) {
+				return (now >= this.deadlineBeforeToken) ? Expiry.DEADLINE : null;
 			}
 			if (now >= own) {
-				return (bounds.firstTokenBy() <= bounds.attemptBy()) ? Expiry.FIRST_TOKEN : Expiry.ATTEMPT;
+				return (this.firstTokenBy <= this.attemptBy) ? Expiry.FIRST_TOKEN : Expiry.ATTEMPT;
 			}
 			return null;
 		}
-		long idleBy = plus(this.lastActivity, bounds.idleNanos());
-		long own = Math.min(idleBy, bounds.attemptBy());
-		if (bounds.deadlineAfterToken() < own) {
-			return (now >= bounds.deadlineAfterToken()) ? Expiry.DEADLINE : null;
+		long idleBy = plus(this.lastActivity, this.idleNanos);
+		long own = Math.min(idleBy, this.attemptBy);
+		if (this.deadlineAfterToken < own) {
+			return (now >= this.deadlineAfterToken) ? Expiry.DEADLINE : null;
 		}
 		if (now >= own) {
-			return (idleBy <= bounds.attemptBy()) ? Expiry.IDLE : Expiry.ATTEMPT;
+			return (idleBy <= this.attemptBy) ? Expiry.IDLE : Expiry.ATTEMPT;
 		}
 		return null;
 	}
 
 	private long next() {
-		Bounds bounds = this.bounds;
 		if (!this.token) {
-			return Math.min(Math.min(bounds.firstTokenBy(), bounds.attemptBy()), bounds.deadlineBeforeToken());
+			return Math.min(Math.min(this.firstTokenBy, this.attemptBy), this.deadlineBeforeToken);
 		}
-		return Math.min(Math.min(plus(this.lastActivity, bounds.idleNanos()), bounds.attemptBy()),
-				bounds.deadlineAfterToken());
+		return Math.min(Math.min(plus(this.lastActivity, this.idleNanos), this.attemptBy), this.deadlineAfterToken);
 	}
 
 	private boolean expire(Expiry expiry) {
@@ -204,6 +240,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 				return false;
 			}
 			this.done = true;
+			if (!this.subscribed) {
+				this.early = expiry;
+				return true;
+			}
 		}
 		stopTimer();
 		this.upstream.cancel();

@@ -1,14 +1,9 @@
 package dev.llmresilience.endpoint;
 
 import java.time.Clock;
-import java.time.Instant;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
@@ -23,10 +18,7 @@ import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
-import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -45,11 +37,6 @@ public final class LlmEndpoint {
 
 	/** The observation of one upstream attempt (named as OpenTelemetry's GenAI client span). */
 	public static final String ATTEMPT_OBSERVATION = AttemptObservation.NAME;
-
-	/** How many state transitions each endpoint remembers. */
-	public static final int MAX_TRANSITIONS = 10;
-
-	private static final Log logger = LogFactory.getLog(LlmEndpoint.class);
 
 	private final EndpointSettings settings;
 
@@ -71,7 +58,7 @@ public final class LlmEndpoint {
 
 	private final boolean clientStreams;
 
-	private final Deque<Transition> transitions = new ArrayDeque<>();
+	private final FirstTokenTimes firstTokenTimes = new FirstTokenTimes();
 
 	/**
 	 * Create an endpoint whose probes, if its settings say the library sends them, pass no guard.
@@ -121,7 +108,7 @@ public final class LlmEndpoint {
 	 * @return the completion, or the last attempt's classified error
 	 */
 	public Mono<Completion> chat(ChatRequest request, CallContext context) {
-		return attempts(request, EndpointAttempt.Exposure.CHAT, context).single().map(Answer::completionOf);
+		return EndpointCall.chat(this, request, EndpointAttempt.Exposure.CHAT, context);
 	}
 
 	/**
@@ -145,7 +132,7 @@ public final class LlmEndpoint {
 	 * {@link dev.llmresilience.failure.LlmStreamInterruptedException} after the first chunk
 	 */
 	public Flux<CompletionDelta> stream(ChatRequest request, CallContext context) {
-		return attempts(request, EndpointAttempt.Exposure.STREAM, context);
+		return EndpointCall.stream(this, request, context);
 	}
 
 	/**
@@ -171,17 +158,7 @@ public final class LlmEndpoint {
 
 	// One probe attempt: not retried, let through the half-open state that users' calls may not pass.
 	Mono<Completion> probe(ChatRequest request, CallContext context) {
-		return Flux.defer(() -> new EndpointAttempt(this, request, EndpointAttempt.Exposure.PROBE, context, 1).run())
-			.single()
-			.map(Answer::completionOf);
-	}
-
-	private Flux<CompletionDelta> attempts(ChatRequest request, EndpointAttempt.Exposure exposure, CallContext context) {
-		return Flux.defer(() -> {
-			AtomicInteger number = new AtomicInteger();
-			return Flux.defer(() -> new EndpointAttempt(this, request, exposure, context, number.incrementAndGet()).run())
-				.transformDeferred(RetryOperator.of(this.retry));
-		});
+		return EndpointCall.chat(this, request, EndpointAttempt.Exposure.PROBE, context);
 	}
 
 	static LlmUpstreamException guardTripped(String endpoint) {
@@ -230,31 +207,6 @@ public final class LlmEndpoint {
 				Schedulers.parallel().schedule(attempt::release);
 			}
 		}
-		recordTransition(event);
-	}
-
-	private void recordTransition(CircuitBreakerOnStateTransitionEvent event) {
-		CircuitBreaker.Metrics metrics = this.circuitBreaker.getMetrics();
-		Transition transition = new Transition(event.getStateTransition().getFromState(),
-				event.getStateTransition().getToState(), event.getCreationTime().toInstant(), metrics.getFailureRate(),
-				metrics.getNumberOfBufferedCalls());
-		synchronized (this.transitions) {
-			if (this.transitions.size() == MAX_TRANSITIONS) {
-				this.transitions.removeFirst();
-			}
-			this.transitions.addLast(transition);
-		}
-		if (logger.isWarnEnabled()) {
-			logger.warn("LLM endpoint '" + name() + "' (model " + this.settings.model() + "): circuit breaker "
-					+ transition.from() + " -> " + transition.to() + ", failure rate " + rate(transition.failureRate())
-					+ " over the last " + transition.bufferedCalls() + " of "
-					+ this.settings.circuitBreaker().slidingWindowSize() + " calls (threshold "
-					+ rate(this.settings.circuitBreaker().failureRateThreshold()) + ")");
-		}
-	}
-
-	private static String rate(float percent) {
-		return (percent < 0) ? "not yet computed" : String.format(Locale.ROOT, "%.1f %%", percent);
 	}
 
 	/**
@@ -306,6 +258,14 @@ public final class LlmEndpoint {
 	}
 
 	/**
+	 * How long this endpoint's recent attempts waited for their first token.
+	 * @return the first-token times
+	 */
+	public FirstTokenTimes firstTokenTimes() {
+		return this.firstTokenTimes;
+	}
+
+	/**
 	 * The half-open probes the breaker has had.
 	 * @return the probes so far
 	 */
@@ -313,42 +273,9 @@ public final class LlmEndpoint {
 		return (this.probes != null) ? this.probes.stats() : ProbeStats.requests();
 	}
 
-	/**
-	 * The breaker's most recent state transition.
-	 * @return the transition, or {@code null} if it never changed state
-	 */
-	public @Nullable Transition lastTransition() {
-		synchronized (this.transitions) {
-			return this.transitions.peekLast();
-		}
-	}
-
-	/**
-	 * The breaker's most recent state transitions, oldest first, at most {@value #MAX_TRANSITIONS}.
-	 * @return the transitions
-	 */
-	public List<Transition> transitions() {
-		synchronized (this.transitions) {
-			return List.copyOf(this.transitions);
-		}
-	}
-
 	@Override
 	public String toString() {
 		return "LlmEndpoint[" + this.settings.name() + "]";
-	}
-
-	/**
-	 * A state transition of the breaker.
-	 *
-	 * @param from the state before
-	 * @param to the state after
-	 * @param at when it happened
-	 * @param failureRate the failure rate, in percent, of the window when it happened (-1 if not yet computed)
-	 * @param bufferedCalls the calls in the window when it happened
-	 */
-	public record Transition(CircuitBreaker.State from, CircuitBreaker.State to, Instant at, float failureRate,
-			int bufferedCalls) {
 	}
 
 }

@@ -5,51 +5,61 @@ import java.util.List;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.protocol.CompletionDelta;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.SynchronousSink;
 
 /**
- * What a streamed attempt hands its subscriber: nothing before the first chunk that carries part of
- * the answer (text that is not only whitespace, or a tool-call piece), so that a failure before it
- * can be retried unseen, the whitespace before it prepended to it; the chunk with the finish reason
- * held back and merged with the usage chunk that follows it, so that the last chunk carries both.
+ * What a streamed attempt hands on of each chunk: nothing before the first token; the first one
+ * carries the whitespace that came before it; the chunk with the finish reason waits for the usage
+ * that may follow it, and is handed on last.
  */
 final class StreamRelay {
 
-	private final StringBuilder leading = new StringBuilder();
-
 	private boolean emitting;
+
+	private @Nullable StringBuilder leading;
 
 	private @Nullable CompletionDelta held;
 
-	void relay(CompletionDelta delta, SynchronousSink<CompletionDelta> sink) {
+	/**
+	 * The chunk to hand on now.
+	 * @param delta a chunk as it came
+	 * @return the chunk to hand on, or {@code null} for none (then the next one is asked for)
+	 */
+	@Nullable CompletionDelta next(CompletionDelta delta) {
 		CompletionDelta next = delta;
 		if (!this.emitting) {
 			if (!delta.hasAnswer()) {
-				this.leading.append(delta.content());
-				return;
+				StringBuilder leading = (this.leading != null) ? this.leading : (this.leading = new StringBuilder());
+				leading.append(delta.content());
+				return null;
 			}
 			this.emitting = true;
-			next = delta.withContent(this.leading + delta.content());
+			if (this.leading != null && !this.leading.isEmpty()) {
+				next = delta.withContent(this.leading + delta.content());
+			}
 		}
 		if (next.finishReason() != null) {
 			this.held = next;
+			return null;
 		}
-		else if (!next.content().isEmpty() || !next.toolCalls().isEmpty()) {
-			sink.next(next.withUsage(null));
+		if (next.content().isEmpty() && next.toolCalls().isEmpty()) {
+			return null;
 		}
+		return (next.usage() != null) ? next.withUsage(null) : next;
 	}
 
 	/**
-	 * The last chunk, once the stream has ended normally.
-	 * @param usage the stream's token counts, or {@code null}
+	 * The chunk that ends the stream, once it ended normally: the held finish chunk with the usage,
+	 * or the usage alone.
+	 * @param usage the answer's token counts, or {@code null}
 	 * @param model the model the provider named, or {@code null}
-	 * @return the held finish chunk with the counts, a chunk with the counts alone, or {@code null}
+	 * @return the last chunk, or {@code null} for none
 	 */
 	@Nullable CompletionDelta last(@Nullable Usage usage, @Nullable String model) {
-		if (this.held == null && usage == null) {
+		CompletionDelta held = this.held;
+		if (held == null && usage == null) {
 			return null;
 		}
-		return (this.held != null) ? this.held.withUsage(usage) : new CompletionDelta("", List.of(), null, usage, model);
+		return (held != null) ? held.withUsage(usage) : new CompletionDelta("", List.of(), null, usage, model);
 	}
 
 }

@@ -18,8 +18,11 @@ public final class Redaction {
 	/** The longest provider text (an error's message, code or type) kept, in characters. */
 	public static final int MAX_PROVIDER_TEXT = 1024;
 
-	private static final Pattern KEY_LIKE = Pattern
-		.compile("\\b(sk|pk|rk|key)-[A-Za-z0-9_\\-*]{6,}|\\S*\\*{4,}\\S*|\\bBearer\\s+\\S+");
+	private static final Pattern KEY_LIKE = Pattern.compile("\\b(sk|pk|rk|key)-[A-Za-z0-9_\\-*]{6,}|\\S*\\*{4,}\\S*");
+
+	// Only a token after "Bearer": the word itself is harmless, and so are the short words that
+	// follow it in providers' help texts ("Bearer auth", "Bearer YOUR_KEY").
+	private static final Pattern BEARER_TOKEN = Pattern.compile("\\b(Bearer\\s+)[A-Za-z0-9._~+/\\-]{12,}=*");
 
 	private static final String REDACTED = "[redacted]";
 
@@ -54,6 +57,7 @@ public final class Redaction {
 				result = result.replace(secret, REDACTED);
 			}
 		}
+		result = BEARER_TOKEN.matcher(result).replaceAll("$1" + REDACTED);
 		return KEY_LIKE.matcher(result).replaceAll(REDACTED);
 	}
 

@@ -6,6 +6,7 @@ import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.guard.ConcurrencyLimit;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,12 +18,27 @@ import org.jspecify.annotations.Nullable;
  * @param guard the call-volume guard
  * @param budget the daily budget
  * @param clock the clock that ages cached answers
+ * @param limit the limit on gateway calls in flight
  */
 public record Degradation(RouteSelector routeSelector, @Nullable FallbackCache cache, @Nullable DeferredQueue deferred,
-		CallVolumeGuard guard, BudgetGuard budget, Clock clock) {
+		CallVolumeGuard guard, BudgetGuard budget, Clock clock, ConcurrencyLimit limit) {
 
 	/**
-	 * No cache, no deferral, no guard, no budget: route walk, then BUSY.
+	 * Degradation with no limit on calls in flight.
+	 * @param routeSelector picks the route of a request that names none
+	 * @param cache the last-good-answer cache, or {@code null} when off
+	 * @param deferred the deferred queue, or {@code null} when deferral is off
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 * @param clock the clock that ages cached answers
+	 */
+	public Degradation(RouteSelector routeSelector, @Nullable FallbackCache cache, @Nullable DeferredQueue deferred,
+			CallVolumeGuard guard, BudgetGuard budget, Clock clock) {
+		this(routeSelector, cache, deferred, guard, budget, clock, ConcurrencyLimit.off());
+	}
+
+	/**
+	 * No cache, no deferral, no guard, no budget, no limit: route walk, then BUSY.
 	 * @return the degradation
 	 */
 	public static Degradation none() {

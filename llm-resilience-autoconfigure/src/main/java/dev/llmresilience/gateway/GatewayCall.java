@@ -5,6 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 import dev.llmresilience.chat.Attempt;
@@ -17,10 +20,7 @@ import dev.llmresilience.endpoint.CallContext;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.LlmStreamInterruptedException;
-import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.Completion;
-import dev.llmresilience.protocol.CompletionDelta;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -30,20 +30,16 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * One gateway call, chat or stream: one route walk over the route's endpoints in order (each
- * retrying on its own first), one deadline that caps every attempt, one observation, and the same
- * attempt accounting (listeners, cost charged once per successful attempt) for both shapes.
- * <p>
- * A chat call answers with the first endpoint that answers whole, else degrades (cached answer,
- * deferral, BUSY). A stream relays the chunks of the first endpoint that streams its first token;
- * when the stream breaks after that it is never restarted from the beginning: the subscriber gets
- * an {@link LlmStreamInterruptedException} with the text so far, or, with {@code resumeOnFallback},
- * the route's next endpoints are asked to continue the partial answer (sent as an assistant
- * message) and only the continuation is relayed, as {@link Tier#FALLBACK}. The deadline bounds a
- * chat call whole and a stream until its first token; the request's own deadline also bounds a
- * whole stream.
+ * One gateway call, chat or stream: what its route walk shares (the route's endpoints in order, one
+ * deadline that caps every attempt, one observation) and the same attempt accounting (listeners,
+ * cost charged once per successful attempt) for both shapes. The walk itself is a {@link ChatWalk}
+ * or a {@link StreamWalk}. The deadline bounds a chat call whole and a stream until its first token;
+ * the request's own deadline also bounds a whole stream.
  */
 final class GatewayCall {
+
+	private static final AtomicIntegerFieldUpdater<GatewayCall> STOPPED = AtomicIntegerFieldUpdater
+		.newUpdater(GatewayCall.class, "stopped");
 
 	private static final Log logger = LogFactory.getLog(GatewayCall.class);
 
@@ -67,29 +63,23 @@ final class GatewayCall {
 
 	private volatile @Nullable BigDecimal cost;
 
-	private ChatRequest request;
+	private final @Nullable HedgePolicy hedging;
 
-	private boolean streaming;
+	private volatile int stopped;
 
-	private final StringBuilder text = new StringBuilder();
-
-	private String prefix = "";
-
-	private boolean toolCalls;
-
-	private @Nullable LlmStreamInterruptedException interruption;
+	private @Nullable StreamWalk stream;
 
 	GatewayCall(String route, List<LlmEndpoint> endpoints, ChatRequest request, GatewayContext gateway,
 			Observation observation) {
 		this.route = route;
 		this.endpoints = endpoints;
 		this.original = request;
-		this.request = request;
 		this.gateway = gateway;
 		this.observation = observation;
 		Duration deadline = (request.deadline() != null) ? request.deadline() : gateway.settings().deadline();
 		this.deadlineNanos = plus(this.start, deadline);
 		this.streamDeadlineNanos = (request.deadline() != null) ? plus(this.start, request.deadline()) : Long.MAX_VALUE;
+		this.hedging = gateway.hedging().route(route);
 	}
 
 	/**
@@ -98,26 +88,16 @@ final class GatewayCall {
 	 * @return the answer
 	 */
 	Mono<ChatResponse> chat(Function<ChatRequest, Mono<ChatResponse>> again) {
-		return observed(live().switchIfEmpty(Mono.defer(
-				() -> this.gateway.degrader().chat(this.route, this.original, this.attempts, elapsed(), again)))
-			.doOnNext(this::answered));
+		return ChatWalk.chat(this, again);
 	}
 
 	/**
 	 * The route walk of a chat call.
-	 * @return the first answer; empty when none answered, a guard stopped the walk or the deadline
-	 * left no room; an error only for a caller error
+	 * @return the first answer; empty when none answered, a guard or the limit on calls in flight
+	 * stopped the walk, or the deadline left no room; an error only for a caller error
 	 */
 	Mono<ChatResponse> live() {
-		if (this.gateway.degradation().budget().isTripped()) {
-			return Mono.empty();
-		}
-		return Flux.range(0, this.endpoints.size())
-			.concatMap(this::chatOn)
-			.next()
-			.doOnNext((response) -> this.gateway.degrader().remember(this.route, this.original, response))
-			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.DEGRADE,
-					(error) -> Mono.empty());
+		return ChatWalk.live(this);
 	}
 
 	/**
@@ -125,38 +105,23 @@ final class GatewayCall {
 	 * @return the chunks; one BUSY chunk when no endpoint could start
 	 */
 	Flux<ChatChunk> stream() {
-		this.streaming = true;
-		Flux<ChatChunk> chunks = this.gateway.degradation().budget().isTripped() ? busy() : walk(0);
-		return observed(chunks);
+		StreamWalk stream = new StreamWalk(this);
+		this.stream = stream;
+		return stream.start().doOnSubscribe((subscription) -> start())
+			.doOnError(this::failed)
+			.doFinally((signal) -> stop());
 	}
 
-	private Mono<ChatResponse> chatOn(int index) {
-		LlmEndpoint endpoint = this.endpoints.get(index);
-		return endpoint.chat(this.original, context(index))
-			.map((completion) -> answer(endpoint, (index == 0) ? Tier.PRIMARY : Tier.FALLBACK, completion))
-			.onErrorResume((error) -> FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK,
-					(error) -> {
-						skipped(endpoint, error, "trying the next endpoint");
-						return Mono.empty();
-					});
+	CallContext context(int index, CallContext.Race race) {
+		Leg leg = new Leg(index);
+		return new CallContext(leg, this.observation, this.deadlineNanos, this.streamDeadlineNanos,
+				this.gateway.degradation().guard(), leg, race);
 	}
 
-	private Flux<ChatChunk> walk(int index) {
-		if (index >= this.endpoints.size()) {
-			return (this.interruption != null) ? Flux.error(this.interruption) : busy();
-		}
-		LlmEndpoint endpoint = this.endpoints.get(index);
-		Tier tier = (index == 0 && this.interruption == null) ? Tier.PRIMARY : Tier.FALLBACK;
-		return endpoint.stream(this.request, context(index))
-			.map((delta) -> chunk(endpoint, tier, delta))
-			.onErrorResume((error) -> next(endpoint, index, error));
-	}
-
-	private CallContext context(int index) {
-		LlmEndpoint endpoint = this.endpoints.get(index);
-		return new CallContext((attempt, completion) -> attempted(endpoint.settings(), attempt, completion),
-				this.observation, this.deadlineNanos, this.streamDeadlineNanos, this.gateway.degradation().guard(),
-				() -> this.endpoints.subList(index + 1, this.endpoints.size()).stream().anyMatch(LlmEndpoint::admitsCalls));
+	// A hedge that was sent or refused: to the route's counts and the listeners.
+	void hedged(HedgePolicy policy, HedgeOutcome outcome, LlmEndpoint first, LlmEndpoint second) {
+		policy.count(outcome);
+		this.gateway.listeners().onHedge(this.route, first.name(), second.name(), outcome);
 	}
 
 	// Each attempt as it ends: to the listeners, and a successful one's tokens to the budget.
@@ -170,93 +135,48 @@ final class GatewayCall {
 			}
 		}
 		this.gateway.listeners().onAttempt(this.route, endpoint, attempt, completion);
-		if (this.streaming && completion != null) {
-			// the whole answer, continuation included, once the stream has ended well
-			answered(new ChatResponse(this.prefix + completion.content(), endpoint.name(),
-					(completion.model() != null) ? completion.model() : endpoint.model(),
-					this.attempts.get(0).endpoint().equals(endpoint.name()) ? Tier.PRIMARY : Tier.FALLBACK,
-					completion.finishReason(), completion.toolCalls(), completion.usage(), this.cost, elapsed(),
-					this.attempts, null, null));
+		StreamWalk stream = this.stream;
+		if (stream != null && completion != null) {
+			stream.completed(endpoint, completion);
 		}
 	}
 
-	private ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
+	ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
 		return new ChatResponse(completion.content(), endpoint.name(),
 				(completion.model() != null) ? completion.model() : endpoint.settings().model(), tier,
 				completion.finishReason(), completion.toolCalls(), completion.usage(), this.cost, elapsed(),
 				this.attempts, null, null);
 	}
 
-	private ChatChunk chunk(LlmEndpoint endpoint, Tier tier, CompletionDelta delta) {
-		this.text.append(delta.content());
-		this.toolCalls |= !delta.toolCalls().isEmpty();
-		return new ChatChunk(delta.content(), endpoint.name(), tier, delta.finishReason(), delta.usage(),
-				delta.toolCalls());
-	}
-
-	private Flux<ChatChunk> next(LlmEndpoint endpoint, int index, Throwable error) {
-		if (error instanceof LlmStreamInterruptedException broken) {
-			if (broken.getCause() instanceof LlmUpstreamException cut && cut.outcome() == Outcome.DEADLINE_EXCEEDED) {
-				return Flux.error(new LlmStreamInterruptedException(endpoint.name(), Outcome.STREAM_INTERRUPTED,
-						this.text.toString(), "The stream did not finish within the request's deadline of "
-								+ this.original.deadline() + "; the text received is in partial(). Set a longer deadline "
-								+ "on the ChatRequest, or none.", null));
-			}
-			// The subscriber's partial text is everything relayed so far, over every endpoint.
-			this.interruption = new LlmStreamInterruptedException(endpoint.name(), broken.outcome(),
-					this.text.toString(), broken.getMessage(), broken.getCause());
-			if (!this.gateway.settings().resumeOnFallback() || this.toolCalls) {
-				return Flux.error(this.interruption);
-			}
-			skipped(endpoint, error, "continuing the partial answer on the next endpoint");
-			this.prefix = this.text.toString();
-			this.request = this.original.toBuilder().assistant(this.prefix).build();
-			return walk(index + 1);
-		}
-		Outcome.Action action = FailureClassifier.outcomeOf(error).action();
-		if (action == Outcome.Action.FALL_BACK) {
-			skipped(endpoint, error, "trying the next endpoint");
-			return walk(index + 1);
-		}
-		if (action == Outcome.Action.DEGRADE && this.interruption == null) {
-			skipped(endpoint, error, "answering BUSY instead of trying the rest");
-			return busy();
-		}
-		// A continuation the next endpoint refused outright still leaves the caller a broken stream.
-		return Flux.error((this.interruption != null) ? this.interruption : error);
-	}
-
-	private Flux<ChatChunk> busy() {
-		return this.gateway.degrader()
-			.busy(this.route, this.attempts, elapsed())
-			.doOnNext(this::answered)
-			.map((busy) -> new ChatChunk(busy.content(), null, Tier.BUSY, busy.finishReason(), null, List.of()))
-			.flux();
-	}
-
-	private void answered(ChatResponse response) {
+	void answered(ChatResponse response) {
 		GatewayObservations.answered(this.observation, response);
 		this.gateway.listeners().onResponse(this.route, response);
 	}
 
-	private Mono<ChatResponse> observed(Mono<ChatResponse> call) {
-		return call.doOnSubscribe((subscription) -> this.observation.start())
-			.doOnError(this::failed)
-			.doFinally((signal) -> this.observation.stop());
+	/** Start the call's observation. */
+	void start() {
+		this.observation.start();
 	}
 
-	private Flux<ChatChunk> observed(Flux<ChatChunk> call) {
-		return call.doOnSubscribe((subscription) -> this.observation.start())
-			.doOnError(this::failed)
-			.doFinally((signal) -> this.observation.stop());
+	/** Stop the call's observation, once. */
+	void stop() {
+		if (STOPPED.compareAndSet(this, 0, 1)) {
+			this.observation.stop();
+		}
 	}
 
-	private void failed(Throwable error) {
+	void failed(Throwable error) {
 		this.observation.error(error);
 		this.gateway.listeners().onError(this.route, error);
 	}
 
-	private void skipped(LlmEndpoint endpoint, Throwable error, String next) {
+	// The gateway-wide limit refused the call: one attempt, refused, on the endpoint it would have tried first.
+	void refused() {
+		LlmEndpoint first = this.endpoints.get(0);
+		attempted(first.settings(), new Attempt(first.name(), Outcome.GATEWAY_FULL, Duration.ZERO), null);
+	}
+
+	void skipped(LlmEndpoint endpoint, Throwable error, String next) {
 		Outcome outcome = FailureClassifier.outcomeOf(error);
 		if (outcome == Outcome.CONFIGURATION_ERROR) {
 			this.gateway.warnings().warn(endpoint.name(), error);
@@ -267,8 +187,66 @@ final class GatewayCall {
 		}
 	}
 
-	private Duration elapsed() {
+	Duration elapsed() {
 		return Duration.ofNanos(now() - this.start);
+	}
+
+	String route() {
+		return this.route;
+	}
+
+	List<LlmEndpoint> endpoints() {
+		return this.endpoints;
+	}
+
+	ChatRequest original() {
+		return this.original;
+	}
+
+	GatewayContext gateway() {
+		return this.gateway;
+	}
+
+	List<Attempt> attempts() {
+		return this.attempts;
+	}
+
+	@Nullable HedgePolicy hedging() {
+		return this.hedging;
+	}
+
+	@Nullable BigDecimal cost() {
+		return this.cost;
+	}
+
+	/**
+	 * What one endpoint's attempts tell the call: each attempt as it ends, and whether a later
+	 * endpoint would take the call now.
+	 */
+	private final class Leg implements BiConsumer<Attempt, @Nullable Completion>, BooleanSupplier {
+
+		private final int index;
+
+		Leg(int index) {
+			this.index = index;
+		}
+
+		@Override
+		public void accept(Attempt attempt, @Nullable Completion completion) {
+			attempted(GatewayCall.this.endpoints.get(this.index).settings(), attempt, completion);
+		}
+
+		@Override
+		public boolean getAsBoolean() {
+			List<LlmEndpoint> endpoints = GatewayCall.this.endpoints;
+			for (int i = this.index + 1; i < endpoints.size(); i++) {
+				if (endpoints.get(i).admitsCalls()) {
+					return true;
+				}
+			}
+			return false;
+		}
+
 	}
 
 	private static long plus(long at, Duration duration) {

@@ -8,7 +8,8 @@ package dev.llmresilience.gateway;
  * @param degrader the degradation chain built on them
  * @param listeners the listeners
  * @param warnings the throttle of configuration warnings
+ * @param hedging which routes hedge their requests
  */
 record GatewayContext(GatewaySettings settings, Degradation degradation, Degrader degrader, Listeners listeners,
-		ConfigurationWarnings warnings) {
+		ConfigurationWarnings warnings, Hedging hedging) {
 }

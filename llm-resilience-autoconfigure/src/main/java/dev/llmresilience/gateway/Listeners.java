@@ -27,17 +27,28 @@ final class Listeners implements LlmGatewayListener {
 
 	@Override
 	public void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
 		tell((listener) -> listener.onAttempt(route, endpoint, attempt, completion));
 	}
 
 	@Override
 	public void onResponse(String route, ChatResponse response) {
+		if (this.listeners.isEmpty()) {
+			return;
+		}
 		tell((listener) -> listener.onResponse(route, response));
 	}
 
 	@Override
 	public void onError(String route, Throwable error) {
 		tell((listener) -> listener.onError(route, error));
+	}
+
+	@Override
+	public void onHedge(String route, String first, String hedge, HedgeOutcome outcome) {
+		tell((listener) -> listener.onHedge(route, first, hedge, outcome));
 	}
 
 	private void tell(Consumer<LlmGatewayListener> event) {

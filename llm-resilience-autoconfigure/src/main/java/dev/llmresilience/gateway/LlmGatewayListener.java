@@ -14,7 +14,8 @@ import org.jspecify.annotations.Nullable;
 public interface LlmGatewayListener {
 
 	/**
-	 * An attempt on an endpoint ended (not called for a cancelled attempt).
+	 * An attempt on an endpoint ended (not called for a cancelled attempt, except one that lost a
+	 * hedged request's race: {@link dev.llmresilience.chat.Outcome#HEDGE_LOST}).
 	 * @param route the route of the call
 	 * @param endpoint the endpoint's settings
 	 * @param attempt the attempt
@@ -37,6 +38,16 @@ public interface LlmGatewayListener {
 	 * @param error the error
 	 */
 	default void onError(String route, Throwable error) {
+	}
+
+	/**
+	 * A hedged request ended, or the hedge budget refused one (see docs/hedging.md).
+	 * @param route the route of the call
+	 * @param first the endpoint tried first
+	 * @param hedge the endpoint the request was hedged on
+	 * @param outcome how it ended
+	 */
+	default void onHedge(String route, String first, String hedge, HedgeOutcome outcome) {
 	}
 
 }

@@ -8,6 +8,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.HedgeOutcome;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.protocol.Completion;
 import io.micrometer.core.instrument.Counter;
@@ -24,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  * {@value #TOKEN_USAGE} (distribution summary, tokens) per successful attempt, named and tagged as
  * OpenTelemetry's GenAI semantic conventions say, plus {@code llm.endpoint};</li>
  * <li>{@value #CALLS} per gateway call (route, tier, outcome), {@value #FALLBACKS} per move from one
- * endpoint to the next (route, from, to), and {@value #COST} (endpoint) adding each answer's cost.</li>
+ * endpoint to the next (route, from, to), {@value #COST} (endpoint) adding each answer's cost, and
+ * {@value #HEDGES} per hedged request or refused hedge (route, first, hedge, outcome).</li>
  * </ul>
  * Every meter of one name carries the same tag keys (Prometheus needs it): {@code error.type} is
  * {@code none} on success. Every tag value comes from configuration (endpoint, route, model,
@@ -47,6 +49,13 @@ public class LlmMetrics implements LlmGatewayListener {
 	/** Cost of the answers, in the currency of the endpoints' prices, by endpoint. */
 	public static final String COST = "llm.gateway.cost";
 
+	/** Hedged requests by route, the endpoint tried first, the hedge's endpoint and how they ended. */
+	public static final String HEDGES = "llm.gateway.hedges";
+
+	// OpenTelemetry's unit is "{token}", but Prometheus appends the base unit to the name, and
+	// "{token}" became "gen_ai_client_token_usage__token__count".
+	private static final String TOKEN_UNIT = "tokens";
+
 	private final MeterRegistry registry;
 
 	/**
@@ -59,7 +68,8 @@ public class LlmMetrics implements LlmGatewayListener {
 
 	@Override
 	public void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
-		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL) {
+		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL
+				|| attempt.outcome() == Outcome.GATEWAY_FULL) {
 			return; // no call was made
 		}
 		// The configured model, not the one the answer names: a provider or proxy that names a new model
@@ -83,7 +93,7 @@ public class LlmMetrics implements LlmGatewayListener {
 		if (tokens != null) {
 			DistributionSummary.builder(TOKEN_USAGE)
 				.description("Tokens used by one LLM client operation")
-				.baseUnit("{token}")
+				.baseUnit(TOKEN_UNIT)
 				.tags(tags)
 				.tag("gen_ai.token.type", type)
 				.register(this.registry)
@@ -108,6 +118,15 @@ public class LlmMetrics implements LlmGatewayListener {
 	@Override
 	public void onError(String route, Throwable error) {
 		count(route, "NONE", "error");
+	}
+
+	@Override
+	public void onHedge(String route, String first, String hedge, HedgeOutcome outcome) {
+		Counter.builder(HEDGES)
+			.description("Hedged requests (and hedges the budget refused) by route and outcome")
+			.tags("llm.route", route, "llm.from", first, "llm.to", hedge, "llm.outcome", outcome.name())
+			.register(this.registry)
+			.increment();
 	}
 
 	private void count(String route, String tier, String outcome) {

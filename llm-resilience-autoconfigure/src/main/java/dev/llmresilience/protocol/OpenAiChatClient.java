@@ -190,7 +190,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	private Completion interpret(int status, HttpHeaders headers, String body) {
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
-			throw this.classifier.classifyStatus(name, status, headers, readError(body));
+			ProviderError error = readError(body);
+			throw MisconfigurationHint.explain(this.classifier.classifyStatus(name, status, headers, error),
+					this.settings, this.dialect.path(), error);
 		}
 		OpenAiChatCompletion completion = WireJson.answer(name, body, OpenAiChatCompletion.class);
 		if (completion.error() != null && (completion.choices() == null || completion.choices().isEmpty())) {
@@ -220,7 +222,10 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	// An error object on HTTP 200 (a body, or an event of a stream) is classified as the status its code names.
 	private LlmException classifyErrorBody(OpenAiChatCompletion.Error error, HttpHeaders headers) {
-		return this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, providerError(error));
+		ProviderError provider = providerError(error);
+		return MisconfigurationHint.explain(
+				this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, provider), this.settings,
+				this.dialect.path(), provider);
 	}
 
 	private ProviderError providerError(OpenAiChatCompletion.Error error) {

@@ -27,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the write operation is refused unless the application allows it.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
-		properties = { "management.endpoints.web.exposure.include=llmbreakers,configprops,env",
+		properties = { "spring.main.web-application-type=reactive",
+				"management.endpoints.web.exposure.include=llmbreakers,configprops,env",
 				"llm.endpoints.gpt-4o.base-url=http://localhost:9/v1", "llm.endpoints.gpt-4o.model=gpt-4o",
 				"llm.endpoints.gpt-4o.region=us", "llm.endpoints.gpt-4o.api-key=" + LlmBreakersEndpointWebTests.API_KEY,
 				"llm.endpoints.gpt-4o.headers.OpenAI-Organization=" + LlmBreakersEndpointWebTests.HEADER_VALUE,

@@ -87,6 +87,57 @@ class BadConfigurationTests {
 	}
 
 	@Test
+	void unknownBalancingStrategyIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=main", "llm.routes.spread.balance=fastest"),
+				"llm.routes.spread.balance", "is 'fastest', which is not a balancing strategy",
+				"Use priority (the route's order, the default), weighted (by each endpoint's weight) or least-latency");
+	}
+
+	@Test
+	void unknownRouteOrderIsRejected() {
+		assertRejected(withEndpoint("llm.routes.default.order=cheapest"), "llm.routes.default.order",
+				"is 'cheapest', which is not a route order", "Use priority (as listed, the default) or cheapest-first");
+	}
+
+	@Test
+	void zeroWeightIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.weight=0"), "llm.endpoints.main.weight",
+				"is 0.0, but must be a positive number", "e.g. 3 beside 1 for three calls in four (default 1)");
+	}
+
+	@Test
+	void negativeWeightIsRejectedEvenOnAPriorityRoute() {
+		assertRejected(withEndpoint("llm.endpoints.main.weight=-2"), "llm.endpoints.main.weight",
+				"is -2.0, but must be a positive number", "(default 1)");
+	}
+
+	@Test
+	void objectFormRouteNamingAnUnknownEndpointIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=main,nope", "llm.routes.spread.balance=weighted"),
+				"llm.routes.spread.endpoints", "names unknown endpoint 'nope'",
+				"Use one of the configured endpoints [main], or configure it under llm.endpoints.nope.");
+	}
+
+	@Test
+	void objectFormRouteWithAnEmptyListIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=", "llm.routes.spread.balance=weighted"),
+				"llm.routes.spread.endpoints", "is empty", "List the endpoints the route tries, in order");
+	}
+
+	@Test
+	void unknownKeyOfAnObjectFormRouteIsRejected() {
+		assertRejected(withEndpoint("llm.routes.spread.endpoints=main", "llm.routes.spread.balanse=weighted"),
+				"llm.routes.spread.balanse", "did you mean 'llm.routes.spread.balance'",
+				"Rename it to llm.routes.spread.balance, or remove it.");
+	}
+
+	@Test
+	void negativeMaxConcurrentCallsIsRejected() {
+		assertRejected(withEndpoint("llm.gateway.max-concurrent-calls=-1"), "llm.gateway.max-concurrent-calls",
+				"is -1, negative", "Use 0 to switch the limit off");
+	}
+
+	@Test
 	void zeroFailureRateThresholdIsRejected() {
 		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.failure-rate-threshold=0"),
 				"llm.endpoints.main.circuit-breaker.failure-rate-threshold", "is 0.0, outside the range (0, 100]",
@@ -238,18 +289,22 @@ class BadConfigurationTests {
 
 	@Test
 	void onlyEndpointNamedWithAnUnbracketedDotIsRejectedWithTheBracketedForm() {
+		// Boot binds it as the key "gpt-4": the unknown-key check names the bracketed form.
 		assertRejected(new String[] { "llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
-				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.endpoints.gpt-4.1.api-key=" + API_KEY }, "llm.endpoints",
-				"has no endpoint while llm.enabled=true",
-				"A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.endpoints.gpt-4.1.api-key=" + API_KEY },
+				"llm.endpoints.gpt-4.1.api-key", "did you mean 'llm.endpoints[gpt-4.1].api-key'",
+				"Rename it to llm.endpoints[gpt-4.1].api-key, or remove it.");
 	}
 
 	@Test
 	void routeNamingAnEndpointWithAnUnbracketedDotPointsToTheBracketedForm() {
-		assertRejected(withEndpoint("llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
-				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.routes.default=main,gpt-4.1"), "llm.routes.default",
+		assertRejected(withEndpoint("llm.routes.default=main,gpt-4.1"), "llm.routes.default",
 				"names unknown endpoint 'gpt-4.1'",
 				"Use one of the configured endpoints [main], or configure it under llm.endpoints[gpt-4.1].");
+		assertRejected(withEndpoint("llm.endpoints.gpt-4.1.base-url=https://api.openai.com/v1",
+				"llm.endpoints.gpt-4.1.model=gpt-4.1", "llm.routes.default=main,gpt-4.1"),
+				"llm.endpoints.gpt-4.1.base-url", "did you mean 'llm.endpoints[gpt-4.1].base-url'",
+				"Rename it to llm.endpoints[gpt-4.1].base-url");
 	}
 
 	@Test

@@ -3,11 +3,13 @@ package dev.llmresilience.autoconfigure;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.EndpointSettings;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -19,10 +21,19 @@ import org.springframework.context.ApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The IDE metadata generated from {@link LlmProperties}: every {@code llm.*} key is described, and
- * the built-in default each {@code llm.defaults.*} description states is the one applied.
+ * The IDE metadata generated from {@link LlmProperties} and
+ * {@code additional-spring-configuration-metadata.json}, read from the built file: every
+ * {@code llm.*} key is described and has its default, every per-endpoint key has an entry of its own
+ * ({@code llm.endpoints.*.<key>}), and the defaults stated are the ones applied.
  */
 class ConfigurationMetadataTests {
+
+	/** The keys that have no default: required, optional with none, or maps. */
+	private static final Set<String> KEYS_WITHOUT_DEFAULT = Set.of("llm.endpoints", "llm.routes", "llm.endpoints.*.base-url",
+			"llm.endpoints.*.api-key", "llm.endpoints.*.model", "llm.endpoints.*.region", "llm.endpoints.*.headers",
+			"llm.endpoints.*.deployment", "llm.endpoints.*.chat-model-bean", "llm.openai-api.api-keys",
+			"llm.endpoints.*.price.input-per-million", "llm.endpoints.*.price.output-per-million",
+			"llm.routes.*.endpoints", "llm.gateway.hedge.routes");
 
 	private static final Pattern DOCUMENTED_DEFAULT = Pattern
 		.compile("Default (\\d+(?:\\.\\d+)?[a-zA-Z]*|[a-z]+(?:-[a-z]+)*)\\b");
@@ -67,17 +78,109 @@ class ConfigurationMetadataTests {
 			.run((setToDocumented) -> assertThat(settings(setToDocumented)).isEqualTo(settings(builtIn))));
 	}
 
+	@Test
+	void balancingKeysAreDescribedWithTheirDefaults() {
+		assertThat(defaultValue("llm.gateway.max-concurrent-calls")).isEqualTo("0");
+		assertThat(property("llm.gateway.max-concurrent-calls").get("description").asString())
+			.contains("0 switches the limit off")
+			.contains("GATEWAY_FULL");
+		assertThat(defaultValue("llm.endpoints.*.weight")).isEqualTo("1");
+		assertThat(defaultValue("llm.routes.*.balance")).isEqualTo("priority");
+		assertThat(defaultValue("llm.routes.*.order")).isEqualTo("priority");
+		assertThat(property("llm.routes.*.endpoints").get("description").asString()).contains("every enabled endpoint");
+		List<String> hinted = new ArrayList<>();
+		metadata().get("hints").forEach((hint) -> hint.path("values")
+			.forEach((value) -> hinted.add(hint.get("name").asString() + "=" + value.get("value").asString())));
+		assertThat(hinted).contains("llm.routes.*.balance=priority", "llm.routes.*.balance=weighted",
+				"llm.routes.*.balance=least-latency", "llm.routes.*.order=priority", "llm.routes.*.order=cheapest-first");
+		// the values the hints offer are the ones the starter accepts
+		for (String value : hinted) {
+			if (value.startsWith("llm.routes.*.")) {
+				String key = value.substring("llm.routes.*.".length(), value.indexOf('='));
+				this.contextRunner.withPropertyValues("llm.routes.default." + key + "=" + value.substring(value.indexOf('=') + 1))
+					.run((context) -> assertThat(context).as(value).hasNotFailed());
+			}
+		}
+	}
+
+	@Test
+	void everyKeyWithADefaultStatesItInTheMetadata() {
+		assertThat(llmProperties()).filteredOn((property) -> !property.hasNonNull("defaultValue"))
+			.extracting((property) -> property.get("name").asString())
+			.as("keys without a defaultValue: only those that have none")
+			.allMatch(KEYS_WITHOUT_DEFAULT::contains);
+		assertThat(defaultValue("llm.defaults.timeout")).isEqualTo("60s");
+		assertThat(defaultValue("llm.endpoints.*.priority")).isEqualTo("0");
+		assertThat(defaultValue("llm.gateway.budget.max-cost-per-day")).isEqualTo("0");
+	}
+
+	@Test
+	void everyPerEndpointKeyHasMetadataOfItsOwn() {
+		List<String> bound = UnknownKeys.keysOf(EndpointProperties.class, "llm.endpoints.*")
+			.stream()
+			.map((key) -> key.endsWith(".*") ? key.substring(0, key.length() - 2) : key)
+			.toList();
+		List<String> described = llmProperties().stream()
+			.map((property) -> property.get("name").asString())
+			.filter((name) -> name.startsWith("llm.endpoints.*."))
+			.toList();
+		assertThat(described).as("add an entry to META-INF/additional-spring-configuration-metadata.json for each key "
+				+ "EndpointProperties binds").containsExactlyInAnyOrderElementsOf(bound);
+		for (String key : described) {
+			String suffix = key.substring("llm.endpoints.*.".length());
+			JsonNode defaults = property("llm.defaults." + suffix);
+			if (defaults != null) {
+				assertThat(property(key).get("description").asString()).as(key)
+					.startsWith(defaults.get("description").asString());
+				assertThat(property(key).get("defaultValue")).as(key).isEqualTo(defaults.get("defaultValue"));
+			}
+		}
+	}
+
+	@Test
+	void metadataDefaultsOfEveryEndpointKeyAreTheDefaultsApplied() {
+		List<String> setToDefaults = new ArrayList<>();
+		for (JsonNode property : llmProperties()) {
+			String name = property.get("name").asString();
+			if ((name.startsWith("llm.defaults.") || name.startsWith("llm.endpoints.*.")) && property.hasNonNull("defaultValue")) {
+				setToDefaults.add(name.replace("llm.endpoints.*.", "llm.endpoints.main.") + "="
+						+ property.get("defaultValue").asString());
+			}
+		}
+		assertThat(setToDefaults).hasSizeGreaterThan(40);
+		this.contextRunner.run((builtIn) -> this.contextRunner.withPropertyValues(setToDefaults.toArray(String[]::new))
+			.run((setToDefault) -> assertThat(settings(setToDefault)).isEqualTo(settings(builtIn))));
+	}
+
+	@Test
+	void hintsListTheProtocolAndTheDefaultRoute() {
+		JsonNode hints = metadata().get("hints");
+		List<String> names = new ArrayList<>();
+		hints.forEach((hint) -> names.add(hint.get("name").asString()));
+		assertThat(names).contains("llm.endpoints.*.protocol", "llm.routes.keys");
+	}
+
+	private static String defaultValue(String name) {
+		return property(name).get("defaultValue").asString();
+	}
+
+	private static @Nullable JsonNode property(String name) {
+		return llmProperties().stream().filter((property) -> property.get("name").asString().equals(name)).findFirst()
+			.orElse(null);
+	}
+
 	private static EndpointSettings settings(ApplicationContext context) {
 		return context.getBean(EndpointRegistry.class).endpoint("main").settings();
 	}
 
-	private static List<JsonNode> llmProperties() {
+	private static JsonNode metadata() {
 		Path classes = Path.of(LlmProperties.class.getProtectionDomain().getCodeSource().getLocation().getPath());
-		JsonNode metadata = JsonMapper.builder()
-			.build()
-			.readTree(classes.resolve("META-INF/spring-configuration-metadata.json").toFile());
+		return JsonMapper.builder().build().readTree(classes.resolve("META-INF/spring-configuration-metadata.json").toFile());
+	}
+
+	private static List<JsonNode> llmProperties() {
 		List<JsonNode> properties = new ArrayList<>();
-		metadata.get("properties").forEach((property) -> {
+		metadata().get("properties").forEach((property) -> {
 			if (property.get("name").asString().startsWith("llm.")) {
 				properties.add(property);
 			}

@@ -7,23 +7,23 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 
 /** A clock that only moves when told to. */
-final class MutableClock extends Clock {
+public final class MutableClock extends Clock {
 
 	private volatile Instant now;
 
-	MutableClock(Instant start) {
+	public MutableClock(Instant start) {
 		this.now = start;
 	}
 
-	static MutableClock at(String instant) {
+	public static MutableClock at(String instant) {
 		return new MutableClock(Instant.parse(instant));
 	}
 
-	void advance(Duration duration) {
+	public void advance(Duration duration) {
 		this.now = this.now.plus(duration);
 	}
 
-	void set(Instant instant) {
+	public void set(Instant instant) {
 		this.now = instant;
 	}
 

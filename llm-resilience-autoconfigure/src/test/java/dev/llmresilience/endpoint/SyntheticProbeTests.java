@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.MockUpstreams.Gate;
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
@@ -145,7 +146,7 @@ class SyntheticProbeTests {
 			assertThat(probes.sent()).isEqualTo(6);
 			assertThat(probes.failed()).isEqualTo(3);
 			assertThat(probes.succeeded()).isEqualTo(3);
-			assertThat(endpoint(context, "primary").transitions()).extracting(LlmEndpoint.Transition::to)
+			assertThat(context.getBean(BreakerTransitions.class).recent("primary")).extracting(BreakerTransitions.Transition::to)
 				.containsExactly(State.OPEN, State.HALF_OPEN, State.OPEN, State.HALF_OPEN, State.CLOSED);
 		});
 	}

@@ -63,9 +63,13 @@ class FailureClassifierTests {
 			// not rows of docs/failure-rules.md but of the guard and the deadline (issue 3): no call made;
 			// a spent guard stops every endpoint, a deadline only those whose timeout does not fit
 			Map.entry(Outcome.GUARD_TRIPPED, new Row(false, false, Action.DEGRADE)),
+			// the gateway-wide limit on calls in flight (issue 18): no endpoint tried, degrade at once
+			Map.entry(Outcome.GATEWAY_FULL, new Row(false, false, Action.DEGRADE)),
 			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.FALL_BACK)),
 			// abandoned when the breaker opened before its first token (issue 10): not counted twice
-			Map.entry(Outcome.RELEASED, new Row(false, false, Action.FALL_BACK)));
+			Map.entry(Outcome.RELEASED, new Row(false, false, Action.FALL_BACK)),
+			// the slower side of a hedged request (issue 15): a slow call for its breaker, never a failure
+			Map.entry(Outcome.HEDGE_LOST, new Row(false, false, Action.FALL_BACK)));
 
 	@ParameterizedTest
 	@EnumSource(Outcome.class)

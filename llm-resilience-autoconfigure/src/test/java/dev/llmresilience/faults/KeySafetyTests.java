@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmProperties;
 import dev.llmresilience.chat.ChatRequest;
@@ -139,7 +140,8 @@ class KeySafetyTests {
 
 	private ConfigurableApplicationContext application() {
 		return new SpringApplicationBuilder(KeySafetyApplication.class).properties(
-				"server.port=0", "spring.main.banner-mode=off", "management.endpoints.web.exposure.include=*",
+				"server.port=0", "spring.main.web-application-type=reactive", "spring.main.banner-mode=off",
+				"management.endpoints.web.exposure.include=*",
 				// Spring Data Redis is on this module's test classpath (for shared state); this application has no Redis
 				"management.health.redis.enabled=false",
 				"management.endpoint.health.show-details=always", "logging.level.dev.llmresilience=TRACE",
@@ -262,7 +264,8 @@ class KeySafetyTests {
 		EndpointRegistry registry = context.getBean(EndpointRegistry.class);
 		for (LlmEndpoint endpoint : registry.endpoints()) {
 			this.seen.add(endpoint + " " + endpoint.settings() + " " + endpoint.settings().apiKey() + " "
-					+ endpoint.transitions() + " " + endpoint.circuitBreaker() + " " + endpoint.bulkhead());
+					+ context.getBean(BreakerTransitions.class).recent(endpoint.name()) + " " + endpoint.circuitBreaker() + " "
+					+ endpoint.bulkhead());
 		}
 		LlmProperties properties = context.getBean(LlmProperties.class);
 		this.seen.add(properties + " " + properties.getEndpoints() + " " + properties.getDefaults());

@@ -101,7 +101,8 @@ final class OutcomeTally implements LlmGatewayListener {
 	 * What the breaker should have published for the attempts the gateway reported: a success per
 	 * {@code SUCCESS}, a failure per outcome the rules count, a refusal per {@code BREAKER_OPEN}, and an
 	 * ignored error per other outcome that passed through the breaker (a content filter, an invalid
-	 * request). A full bulkhead, a deadline and a release on open give the permit back unrecorded.
+	 * request). A full bulkhead, a deadline and a release on open give the permit back unrecorded; a
+	 * call the gateway-wide limit refused never reached the breaker.
 	 * @param endpoint the endpoint
 	 * @return the expected counts
 	 */
@@ -122,7 +123,7 @@ final class OutcomeTally implements LlmGatewayListener {
 				notPermitted += count;
 			}
 			else if (outcome != Outcome.DEADLINE_EXCEEDED && outcome != Outcome.BULKHEAD_FULL
-					&& outcome != Outcome.RELEASED) {
+					&& outcome != Outcome.RELEASED && outcome != Outcome.GATEWAY_FULL) {
 				ignored += count;
 			}
 		}

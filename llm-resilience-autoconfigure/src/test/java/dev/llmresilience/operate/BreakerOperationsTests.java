@@ -146,9 +146,9 @@ class BreakerOperationsTests {
 			.satisfies((line) -> assertThat(line).contains("WARN")
 				.contains("'primary'")
 				.contains("failure rate 100.0 %")
-				.contains("last 2 of 2 calls")
+				.contains("over the 2 calls in its window of 2")
 				.doesNotContain(Upstreams.KEY));
-		assertThat(output.getAll()).contains("failed with SERVER_ERROR", "upstream says 500 to Authorization: [redacted] (key [redacted])")
+		assertThat(output.getAll()).contains("failed with SERVER_ERROR", "upstream says 500 to Authorization: Bearer [redacted] (key [redacted])")
 			.doesNotContain(Upstreams.KEY)
 			.doesNotContain("Exception:");
 	}

@@ -30,10 +30,11 @@ import org.openjdk.jmh.annotations.Warmup;
 import reactor.core.publisher.Mono;
 
 /**
- * Per-call cost of the gateway's decorator chain (route walk, retry, circuit breaker, bulkhead,
- * per-attempt timeout, deadline) over an in-process stub transport that answers at once, against
+ * Per-call cost of the gateway's decorator chain (route walk, retry, circuit breaker, bulkhead, the
+ * attempt's watchdog, deadline) over an in-process stub transport that answers at once, against
  * calling the stub directly. Every call is subscribed with {@code block()} on both sides, so the
- * difference is the gateway's.
+ * difference is the gateway's. The stub answers while the attempt subscribes, so the watchdog's one
+ * timer is never set here: {@code stubWithTimeout} shows what setting one costs.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -116,15 +117,15 @@ public class GatewayOverheadBenchmark {
 
 	/**
 	 * Attribution: the stub behind one Reactor {@code timeout(60s)}, which schedules (and cancels) a
-	 * task on {@code Schedulers.parallel()}; an endpoint attempt has one, a gateway call one more
-	 * for its deadline.
+	 * task on {@code Schedulers.parallel()}: what an attempt's watchdog costs when its answer is not
+	 * there at once (one per attempt, for every bound).
 	 */
 	@Benchmark
 	public Completion stubWithTimeout() {
 		return this.stub.chat(SUCCESS).timeout(TIMEOUT).block();
 	}
 
-	/** One endpoint's chain only: retry, breaker, bulkhead, timeout; no route walk. */
+	/** One endpoint's chain only: retry, breaker, bulkhead, watchdog; no route walk. */
 	@Benchmark
 	public Completion endpointSuccess() {
 		return this.endpoint.chat(SUCCESS, CallContext.of((attempt) -> {

@@ -27,8 +27,8 @@ import reactor.netty.resources.ConnectionProvider;
  * <p>System properties: {@code rounds} (per concurrency, default 8), {@code roundMillis} (per side
  * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 15000: after 4 s,
  * the first measured rounds on a 2-core machine were still getting faster, round after round),
- * {@code attribution} (default false: adds a third side, the raw call behind the two Reactor
- * timers the gateway starts per call, to show how much of the gap they explain).
+ * {@code attribution} (default false: adds a third side, the raw call behind one Reactor timer, the
+ * one the attempt's watchdog sets per call, to show how much of the gap it explains).
  */
 public final class LoopbackLoad {
 
@@ -59,10 +59,9 @@ public final class LoopbackLoad {
 			sides.add(new Side("raw", () -> raw.chat().map((content) -> !content.isEmpty())));
 			sides.add(new Side("gateway", () -> gateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY)));
 			if (attribution) {
-				// The raw call behind the gateway's two Reactor timers (attempt timeout, call deadline) and nothing else
-				sides.add(new Side("raw+2tmo", () -> raw.chat()
+				// The raw call behind one Reactor timer, as the attempt's watchdog sets one, and nothing else
+				sides.add(new Side("raw+1tmo", () -> raw.chat()
 					.timeout(endpoint.settings().timeout())
-					.timeout(Endpoints.DEFAULT_DEADLINE)
 					.map((content) -> !content.isEmpty())));
 			}
 			for (int concurrency : CONCURRENCIES) {

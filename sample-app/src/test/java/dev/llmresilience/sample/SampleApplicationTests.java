@@ -22,8 +22,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The README's walkthrough, run against the sample application over real HTTP: the gateway calls
- * the simulated provider that the same application serves.
+ * The sample application over real HTTP: the gateway calls the simulated provider that the same
+ * application serves. {@link ReadmeWalkthroughTests} runs the README's walkthrough verbatim; the
+ * walkthrough test here also counts the synthetic probes the primary receives.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT,
 		properties = { "llm.defaults.circuit-breaker.wait-duration-in-open-state=1s",
@@ -208,39 +209,6 @@ class SampleApplicationTests {
 		this.client.get().uri("/actuator/health/llm").exchange().expectStatus().isOk().expectBody()
 			.jsonPath("$.status").isEqualTo("UP")
 			.jsonPath("$.details.endpoints.primary.state").isEqualTo("CLOSED");
-	}
-
-	@Test
-	void deferredRequestCompletesOnceTheBackupIsBack() {
-		mode("primary", "error");
-		mode("backup", "error");
-		Map<String, Object> deferred = chat(Map.of("prompt", "Write the nightly report", "deferrable", true));
-		assertThat(deferred).containsEntry("tier", "DEFERRED");
-		String ticket = (String) deferred.get("ticket");
-		assertThat(ticket).startsWith("dfr_");
-		assertThat(deferredState(ticket)).containsEntry("state", "PENDING");
-
-		mode("backup", "ok");
-		// the application's real clock: the first background attempt comes after deferral.delay (1s here)
-		await().atMost(Duration.ofSeconds(15))
-			.pollInterval(Duration.ofMillis(250))
-			.until(() -> "COMPLETED".equals(deferredState(ticket).get("state")));
-		assertThat(deferredState(ticket).get("response")).asInstanceOf(InstanceOfAssertFactories.MAP)
-			.containsEntry("content", "[backup] You said: Write the nightly report")
-			.containsEntry("ticket", ticket);
-		this.client.get().uri("/api/deferred/dfr_unknown").exchange().expectStatus().isNotFound();
-	}
-
-	@SuppressWarnings("unchecked")
-	private Map<String, Object> deferredState(String ticket) {
-		return this.client.get()
-			.uri("/api/deferred/" + ticket)
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(Map.class)
-			.returnResult()
-			.getResponseBody();
 	}
 
 	private Map<String, Object> chat(String prompt) {

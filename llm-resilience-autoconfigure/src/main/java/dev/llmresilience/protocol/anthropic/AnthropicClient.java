@@ -8,6 +8,7 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.MisconfigurationHint;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
@@ -122,7 +123,9 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
 			AnthropicMessage error = WireJson.readOrNull(body, AnthropicMessage.class);
-			throw this.errors.classify(status, headers, (error != null) ? error.error() : null);
+			AnthropicMessage.Error cause = (error != null) ? error.error() : null;
+			throw MisconfigurationHint.explain(this.errors.classify(status, headers, cause), this.settings, "/messages",
+					(cause != null) ? this.errors.providerError(cause) : null);
 		}
 		AnthropicMessage message = WireJson.answer(name, body, AnthropicMessage.class);
 		if ("error".equals(message.type()) || (message.error() != null && message.content() == null)) {

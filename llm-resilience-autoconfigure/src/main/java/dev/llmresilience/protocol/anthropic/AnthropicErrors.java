@@ -79,7 +79,7 @@ final class AnthropicErrors {
 		};
 	}
 
-	private ProviderError providerError(AnthropicMessage.Error error) {
+	ProviderError providerError(AnthropicMessage.Error error) {
 		return new ProviderError(Redaction.redactAndCut(error.type(), this.secrets),
 				isContextLength(error) ? CONTEXT_LENGTH_EXCEEDED : null, Redaction.redactAndCut(error.message(), this.secrets));
 	}

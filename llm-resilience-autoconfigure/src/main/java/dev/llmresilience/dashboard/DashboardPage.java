@@ -1,0 +1,96 @@
+package dev.llmresilience.dashboard;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * The dashboard's HTML: one page with its style and script inline and nothing loaded from
+ * elsewhere, which fetches the {@code llmbreakers} actuator endpoint every {@code refresh} and
+ * draws each endpoint's breaker, each route's degraded share, the recent transitions and the
+ * guards. The page holds no data itself; what it shows is what the actuator endpoint shows to the
+ * same browser.
+ */
+public final class DashboardPage {
+
+	/** Where the page is served. */
+	public static final String PATH = "/llm/dashboard";
+
+	/**
+	 * The page's Content-Security-Policy: its own inline style and script, requests to its own
+	 * origin only, nothing else.
+	 */
+	public static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'unsafe-inline'; "
+			+ "style-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'";
+
+	private final String html;
+
+	/**
+	 * Render the page.
+	 * @param source the URL of the {@code llmbreakers} endpoint, relative to the page (e.g.
+	 * {@code ../actuator/llmbreakers})
+	 * @param refresh how often the page reloads it
+	 */
+	public DashboardPage(String source, Duration refresh) {
+		this.html = template().replace("__SOURCE__", javaScriptString(source))
+			.replace("__REFRESH_MILLIS__", String.valueOf(refresh.toMillis()));
+	}
+
+	/**
+	 * The page.
+	 * @return the HTML
+	 */
+	public String html() {
+		return this.html;
+	}
+
+	/**
+	 * The URL of the {@code llmbreakers} endpoint relative to {@link #PATH}, so that it also holds
+	 * under a servlet context path or a WebFlux base path.
+	 * @param actuatorBasePath {@code management.endpoints.web.base-path}, e.g. {@code /actuator}
+	 * @param endpointPath the endpoint's path below it, {@code llmbreakers} unless mapped otherwise
+	 * @return e.g. {@code ../actuator/llmbreakers}
+	 */
+	public static String source(String actuatorBasePath, String endpointPath) {
+		String base = actuatorBasePath.replaceAll("^/+|/+$", "");
+		String endpoint = endpointPath.replaceAll("^/+|/+$", "");
+		return "../" + (base.isEmpty() ? "" : base + "/") + endpoint;
+	}
+
+	private static String template() {
+		try (InputStream in = DashboardPage.class.getResourceAsStream("dashboard.html")) {
+			if (in == null) {
+				throw new IllegalStateException("dashboard.html is missing from the llm-resilience jar");
+			}
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	// The value comes from configuration, but goes into a script: quote it as a JSON string, with
+	// "<" escaped so that no "</script>" can close the script early.
+	private static String javaScriptString(String value) {
+		StringBuilder quoted = new StringBuilder("\"");
+		for (char c : value.toCharArray()) {
+			switch (c) {
+				case '"' -> quoted.append("\\\"");
+				case '\\' -> quoted.append("\\\\");
+				case '<' -> quoted.append("\\u003c");
+				default -> {
+					if (c < 0x20) {
+						quoted.append(String.format("\\u%04x", (int) c));
+					}
+					else {
+						quoted.append(c);
+					}
+				}
+			}
+		}
+		return quoted.append('"').toString();
+	}
+
+}

@@ -1,0 +1,140 @@
+package dev.llmresilience.balance;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.RouteBalanceDescriptor;
+import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
+import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationContext;
+
+/**
+ * Named local OpenAI-compatible servers for the balancing tests, each answering with its own name
+ * as the content, and switchable at run time to answer slowly or to fail; a context runner with the
+ * starter, its actuator endpoint and its meters pointed at them. Loopback only.
+ */
+final class BalancedUpstreams implements AutoCloseable {
+
+	private final Map<String, Upstream> upstreams = new LinkedHashMap<>();
+
+	BalancedUpstreams(String... names) {
+		try {
+			for (String name : names) {
+				Upstream upstream = new Upstream(name);
+				this.upstreams.put(name, upstream);
+				upstream.server.start();
+			}
+		}
+		catch (IOException ex) {
+			close();
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	Upstream get(String name) {
+		return this.upstreams.get(name);
+	}
+
+	/**
+	 * A runner with one endpoint per server (model {@code <name>-model}, priority 0, one attempt
+	 * each, so a failure moves on at once), the actuator endpoint and a simple meter registry.
+	 * @param more further properties
+	 * @return the runner
+	 */
+	ApplicationContextRunner runner(String... more) {
+		List<String> properties = new ArrayList<>();
+		this.upstreams.forEach((name, upstream) -> {
+			properties.add("llm.endpoints." + name + ".base-url=" + upstream.server.url("/v1"));
+			properties.add("llm.endpoints." + name + ".model=" + name + "-model");
+		});
+		properties.add("llm.defaults.retry.max-attempts=1");
+		properties.add("management.endpoints.web.exposure.include=llmbreakers");
+		properties.addAll(List.of(more));
+		return new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+					LlmAutoConfiguration.class, LlmBreakersEndpointAutoConfiguration.class,
+					LlmMetricsAutoConfiguration.class))
+			.withPropertyValues(properties.toArray(String[]::new));
+	}
+
+	/**
+	 * What {@code /actuator/llmbreakers} says of a route's balancing.
+	 * @param context the context
+	 * @param route the route
+	 * @return its descriptor
+	 */
+	static RouteBalanceDescriptor balancing(ApplicationContext context, String route) {
+		return context.getBean(LlmBreakersEndpoint.class).breakers().balancing().get(route);
+	}
+
+	@Override
+	public void close() {
+		this.upstreams.values().forEach((upstream) -> upstream.server.close());
+	}
+
+	/** One server: answers its name, after {@link #delay} if set, or {@link #status} if not 200. */
+	static final class Upstream extends Dispatcher {
+
+		final MockWebServer server = new MockWebServer();
+
+		private final String name;
+
+		private final AtomicLong requests = new AtomicLong();
+
+		private volatile Duration delay = Duration.ZERO;
+
+		private volatile int status = 200;
+
+		Upstream(String name) {
+			this.name = name;
+			this.server.setDispatcher(this);
+		}
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) {
+			this.requests.incrementAndGet();
+			if (this.status != 200) {
+				return MockUpstreams.error(this.status, "server_error");
+			}
+			return new MockResponse.Builder(MockUpstreams.completion(this.name))
+				.headersDelay(this.delay.toMillis(), TimeUnit.MILLISECONDS)
+				.build();
+		}
+
+		/** @return the requests it received */
+		long requests() {
+			return this.requests.get();
+		}
+
+		void answerAfter(Duration delay) {
+			this.delay = delay;
+		}
+
+		void failWith(int status) {
+			this.status = status;
+		}
+
+	}
+
+}

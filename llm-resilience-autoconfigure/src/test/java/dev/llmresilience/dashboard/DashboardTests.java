@@ -1,0 +1,121 @@
+package dev.llmresilience.dashboard;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+
+import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.autoconfigure.LlmConfigurationException;
+import dev.llmresilience.autoconfigure.LlmDashboardAutoConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code GET /llm/dashboard} over real HTTP in a WebFlux and in a Servlet application: off by
+ * default, one self-contained page (nothing to load from elsewhere, and a Content-Security-Policy
+ * that forbids it), pointed at the actuator endpoint wherever its base path puts it.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class DashboardTests {
+
+	private MockUpstreams upstreams;
+
+	@BeforeEach
+	void start() {
+		this.upstreams = MockUpstreams.start();
+	}
+
+	@AfterEach
+	void stop() {
+		this.upstreams.close();
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "REACTIVE", "SERVLET" })
+	void servesOneSelfContainedPageThatReadsTheActuatorEndpoint(WebApplicationType type) throws Exception {
+		try (ConfigurableApplicationContext app = DashboardApplications.start(type, this.upstreams,
+				"--llm.dashboard.enabled=true")) {
+			HttpResponse<String> page = get(app, "/llm/dashboard");
+			assertThat(page.statusCode()).isEqualTo(200);
+			assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(
+					(contentType) -> assertThat(contentType.replace(" ", "").toLowerCase()).isEqualTo("text/html;charset=utf-8"));
+			assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(DashboardPage.CONTENT_SECURITY_POLICY);
+			assertThat(page.body()).contains("const SOURCE = \"../actuator/llmbreakers\";")
+				.contains("const REFRESH_MILLIS = 2000;")
+				.doesNotContain("http://", "https://", "<script src", "<link", "@import", "url(");
+			assertThat(get(app, "/actuator/llmbreakers").statusCode()).isEqualTo(200);
+		}
+	}
+
+	@Test
+	void isOffByDefault() throws Exception {
+		try (ConfigurableApplicationContext app = DashboardApplications.start(WebApplicationType.REACTIVE, this.upstreams)) {
+			assertThat(get(app, "/llm/dashboard").statusCode()).isEqualTo(404);
+			assertThat(app.getBeanNamesForType(DashboardPage.class)).isEmpty();
+		}
+	}
+
+	@Test
+	void followsTheActuatorBasePathAndRefreshInterval() throws Exception {
+		try (ConfigurableApplicationContext app = DashboardApplications.start(WebApplicationType.REACTIVE, this.upstreams,
+				"--llm.dashboard.enabled=true", "--management.endpoints.web.base-path=/manage",
+				"--llm.dashboard.refresh=500ms")) {
+			assertThat(get(app, "/llm/dashboard").body()).contains("const SOURCE = \"../manage/llmbreakers\";")
+				.contains("const REFRESH_MILLIS = 500;");
+			assertThat(get(app, "/manage/llmbreakers").statusCode()).isEqualTo(200);
+		}
+	}
+
+	@Test
+	void warnsAtStartUpWhenTheActuatorEndpointIsNotExposed(CapturedOutput output) throws Exception {
+		try (ConfigurableApplicationContext app = DashboardApplications.start(WebApplicationType.REACTIVE, this.upstreams,
+				"--llm.dashboard.enabled=true", "--management.endpoints.web.exposure.include=health")) {
+			assertThat(get(app, "/llm/dashboard").statusCode()).isEqualTo(200);
+		}
+		assertThat(output.getAll()).contains("llm.dashboard.enabled=true, but the llmbreakers actuator endpoint is not "
+				+ "exposed over HTTP, so /llm/dashboard can show no data: add llmbreakers to "
+				+ "management.endpoints.web.exposure.include.");
+	}
+
+	@Test
+	void refreshOutsideItsRangeStopsTheStart() {
+		new ReactiveWebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class, LlmDashboardAutoConfiguration.class))
+			.withPropertyValues("llm.endpoints.main.base-url=http://localhost:9/v1", "llm.endpoints.main.model=m",
+					"llm.dashboard.enabled=true", "llm.dashboard.refresh=100ms")
+			.run((context) -> assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOfSatisfying(LlmConfigurationException.class,
+						(exception) -> assertThat(exception.getProperty()).isEqualTo("llm.dashboard.refresh")));
+	}
+
+	@Test
+	void sourceIsRelativeToThePageSoThatItHoldsUnderAContextPath() {
+		assertThat(DashboardPage.source("/actuator", "llmbreakers")).isEqualTo("../actuator/llmbreakers");
+		assertThat(DashboardPage.source("/", "llmbreakers")).isEqualTo("../llmbreakers");
+		assertThat(DashboardPage.source("/ops/", "/breakers")).isEqualTo("../ops/breakers");
+		assertThat(new DashboardPage("../x\"</script>", java.time.Duration.ofSeconds(2)).html())
+			.contains("const SOURCE = \"../x\\\"\\u003c/script>\";");
+	}
+
+	private static HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
+		return HttpClient.newHttpClient()
+			.send(HttpRequest.newBuilder(URI.create("http://localhost:" + DashboardApplications.port(app) + path)).build(),
+					HttpResponse.BodyHandlers.ofString());
+	}
+
+}
