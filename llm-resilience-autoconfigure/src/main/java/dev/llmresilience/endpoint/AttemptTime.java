@@ -32,9 +32,12 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 
 	private final boolean streaming;
 
+	private final FailureClassifier classifier;
+
 	AttemptTime(EndpointSettings settings, ChatRequest request, EndpointAttempt.Exposure exposure,
-			CallContext context, boolean streaming) {
+			CallContext context, boolean streaming, FailureClassifier classifier) {
 		this.settings = settings;
+		this.classifier = classifier;
 		this.request = request;
 		this.exposure = exposure;
 		this.context = context;
@@ -82,13 +85,14 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 	// No retry that the call's deadline cannot fit, its wait and its own bound included: the time is
 	// better left to the route's next endpoint, which is tried with whatever is left.
 	Throwable withinDeadline(Throwable error, int number, long now) {
-		if (!(error instanceof LlmUpstreamException upstream) || !FailureClassifier.isRetryable(error,
+		if (!(error instanceof LlmUpstreamException upstream) || !this.classifier.isRetryable(error,
 				this.settings.retry().maxRetryAfter()) || number >= this.settings.retry().maxAttempts()
 				|| this.context.deadlineNanos() == Long.MAX_VALUE) {
 			return error;
 		}
 		EndpointSettings.RetrySettings retry = this.settings.retry();
-		long waitMillis = (upstream.retryAfter() != null) ? upstream.retryAfter().toMillis()
+		Duration retryAfter = this.classifier.retryAfter(error);
+		long waitMillis = (retryAfter != null) ? retryAfter.toMillis()
 				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(number) * (1 + retry.jitter())));
 		Duration bound = (this.exposure == EndpointAttempt.Exposure.STREAM && this.streaming)
 				? this.settings.firstTokenTimeout() : timeout();

@@ -65,7 +65,8 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		this.context = context;
 		this.retry = retry;
 		this.streaming = endpoint.streamsUpstream(exposure);
-		this.time = new AttemptTime(endpoint.settings(), request, exposure, context, this.streaming);
+		this.time = new AttemptTime(endpoint.settings(), request, exposure, context, this.streaming,
+				endpoint.classifier());
 	}
 
 	/**

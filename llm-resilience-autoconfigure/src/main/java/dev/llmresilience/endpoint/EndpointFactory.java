@@ -1,10 +1,10 @@
 package dev.llmresilience.endpoint;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.function.DoubleSupplier;
 
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
@@ -21,7 +21,9 @@ import io.github.resilience4j.retry.RetryRegistry;
 
 /**
  * Creates each endpoint's circuit breaker, retry and bulkhead from its settings, in the given
- * Resilience4j registries, with every decision delegated to the {@link FailureClassifier}.
+ * Resilience4j registries, with every decision delegated to the given {@link FailureClassifier}
+ * instance (the application's bean, when it declares one): what the breaker records, what is
+ * retried and how long a retry waits.
  */
 public final class EndpointFactory {
 
@@ -144,18 +146,20 @@ public final class EndpointFactory {
 	}
 
 	private CircuitBreakerConfig withFailureRules(CircuitBreakerConfig.Builder builder) {
-		return builder.recordException(FailureClassifier::isBreakerFailure)
-			.ignoreException((error) -> !FailureClassifier.isBreakerFailure(error))
+		FailureClassifier rules = this.classifier;
+		return builder.recordException(rules::isBreakerFailure)
+			.ignoreException((error) -> !rules.isBreakerFailure(error))
 			.recordResult((result) -> false)
 			.clock(this.clock)
 			.build();
 	}
 
 	RetryConfig retryConfig(EndpointSettings.RetrySettings settings) {
+		FailureClassifier rules = this.classifier;
 		IntervalBiFunction<Object> interval = (retryNumber, result) -> {
-			if (result.isLeft() && result.getLeft() instanceof LlmUpstreamException upstream
-					&& upstream.retryAfter() != null) {
-				return upstream.retryAfter().toMillis();
+			Duration retryAfter = result.isLeft() ? rules.retryAfter(result.getLeft()) : null;
+			if (retryAfter != null) {
+				return retryAfter.toMillis();
 			}
 			double spread = settings.jitter() * (2 * this.random.getAsDouble() - 1);
 			long jittered = Math.round(settings.backoffMillis(retryNumber) * (1 + spread));
@@ -164,7 +168,7 @@ public final class EndpointFactory {
 		};
 		return RetryConfig.custom()
 			.maxAttempts(settings.maxAttempts())
-			.retryOnException((error) -> FailureClassifier.isRetryable(error, settings.maxRetryAfter()))
+			.retryOnException((error) -> rules.isRetryable(error, settings.maxRetryAfter()))
 			.intervalBiFunction(interval)
 			.failAfterMaxAttempts(false)
 			.build();

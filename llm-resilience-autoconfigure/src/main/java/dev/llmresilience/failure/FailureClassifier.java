@@ -1,29 +1,31 @@
 package dev.llmresilience.failure;
 
-import java.io.IOException;
-import java.net.ConnectException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.TimeoutException;
 
 import dev.llmresilience.chat.Outcome;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
-import io.netty.channel.ConnectTimeoutException;
-import io.netty.handler.timeout.ReadTimeoutException;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.http.HttpHeaders;
 
 /**
  * The one place that turns an upstream outcome into a decision (docs/failure-rules.md): every HTTP
- * status, transport error and 2xx body ends here as an {@link Outcome}, and the retry, the circuit
- * breaker and the gateway all ask this class rather than deciding for themselves.
+ * status, transport error and 2xx body ends here as an {@link Outcome}, and the retry and the
+ * circuit breaker of every endpoint the auto-configuration builds ask the instance the application
+ * context holds rather than deciding for themselves.
+ * <p>
+ * Replaceable: declare a bean of a subclass and override {@link #isRetryable(Throwable, Duration)},
+ * {@link #retryAfter(Throwable)} or {@link #isBreakerFailure(Throwable)} to change what is retried,
+ * how long a retry waits and what the breaker counts. What an error <em>is</em> (its
+ * {@link Outcome}, from the {@code classify*} methods, which are final) and what the gateway does
+ * with it (fall back, degrade, or hand it to the caller: {@link Outcome#action()}) stay the fixed
+ * table of {@link Outcome}, so that the metrics, the actuator and the docs keep meaning the same.
  */
-public final class FailureClassifier {
+public class FailureClassifier {
 
 	private static final String CONTENT_FILTER = "content_filter";
 
@@ -48,7 +50,7 @@ public final class FailureClassifier {
 	 * @param error the error the body carried, or {@code null} when it had none that could be read
 	 * @return the exception that stands for the outcome
 	 */
-	public LlmException classifyStatus(String endpoint, int status, HttpHeaders headers, @Nullable ProviderError error) {
+	public final LlmException classifyStatus(String endpoint, int status, HttpHeaders headers, @Nullable ProviderError error) {
 		String code = (error != null) ? error.code() : null;
 		String detail = (error != null && error.message() != null) ? ": " + error.message() : "";
 		if (CONTENT_FILTER.equals(code)) {
@@ -83,7 +85,7 @@ public final class FailureClassifier {
 	 * @param finishReason the first choice's finish reason, or {@code null}
 	 * @return {@code null} when the completion is usable, else the failure it stands for
 	 */
-	public @Nullable LlmUpstreamException classifyCompletion(String endpoint, boolean hasChoice,
+	public final @Nullable LlmUpstreamException classifyCompletion(String endpoint, boolean hasChoice,
 			@Nullable String content, boolean hasToolCalls, @Nullable String finishReason) {
 		if (!hasChoice) {
 			return upstream(endpoint, Outcome.MALFORMED_RESPONSE, 200, "The response has no choices");
@@ -104,7 +106,7 @@ public final class FailureClassifier {
 	 * @param error the error
 	 * @return the classified error
 	 */
-	public Throwable classifyError(String endpoint, Throwable error) {
+	public final Throwable classifyError(String endpoint, Throwable error) {
 		return classifyError(endpoint, error, List.of());
 	}
 
@@ -118,30 +120,8 @@ public final class FailureClassifier {
 	 * @param secrets the endpoint's key and header values
 	 * @return the classified error
 	 */
-	public Throwable classifyError(String endpoint, Throwable error, Collection<String> secrets) {
-		if (error instanceof LlmException || error instanceof CallNotPermittedException
-				|| error instanceof BulkheadFullException) {
-			return error;
-		}
-		if (error instanceof TimeoutException || error instanceof ReadTimeoutException
-				|| error instanceof ConnectTimeoutException || hasCause(error, ConnectTimeoutException.class)) {
-			return new LlmUpstreamException(endpoint, Outcome.TIMEOUT, 0, null, "Timed out: " + Redaction.describe(error, secrets), null);
-		}
-		if (error instanceof DataBufferLimitException || hasCause(error, DataBufferLimitException.class)) {
-			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
-					"The response is larger than the endpoint's max-response-size", null);
-		}
-		if (error instanceof IOException || hasCause(error, IOException.class) || hasCause(error, ConnectException.class)
-				|| error.getClass().getName().startsWith("reactor.netty")) {
-			return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
-					"Connection failed: " + Redaction.describe(error, secrets), null);
-		}
-		if (error.getClass().getName().startsWith("tools.jackson")) {
-			return new LlmUpstreamException(endpoint, Outcome.MALFORMED_RESPONSE, 200, null,
-					"The response is not valid JSON", null);
-		}
-		return new LlmUpstreamException(endpoint, Outcome.CONNECTION_FAILED, 0, null,
-				"Call failed: " + Redaction.describe(error, secrets), Redaction.sanitized(error, secrets));
+	public final Throwable classifyError(String endpoint, Throwable error, Collection<String> secrets) {
+		return TransportFailures.classify(endpoint, error, secrets);
 	}
 
 	/**
@@ -159,7 +139,7 @@ public final class FailureClassifier {
 	 * @param finishReason the finish reason the model sent, or {@code null}
 	 * @return the classified error, or {@code null} when the stream is to end normally
 	 */
-	public @Nullable Throwable classifyStreamError(String endpoint, Throwable error, boolean started, String partial,
+	public final @Nullable Throwable classifyStreamError(String endpoint, Throwable error, boolean started, String partial,
 			@Nullable String finishReason) {
 		if (finishReason != null) {
 			return null;
@@ -188,7 +168,7 @@ public final class FailureClassifier {
 	 * @throws LlmUpstreamException when nothing reached the caller: the same failure as an empty or
 	 * filtered {@code chat} answer
 	 */
-	public Outcome classifyStreamEnd(String endpoint, boolean started, @Nullable String finishReason) {
+	public final Outcome classifyStreamEnd(String endpoint, boolean started, @Nullable String finishReason) {
 		if (!started) {
 			LlmUpstreamException failure = classifyCompletion(endpoint, true, null, false, finishReason);
 			throw (failure != null) ? failure
@@ -202,7 +182,7 @@ public final class FailureClassifier {
 	 * @param endpoint the endpoint's name
 	 * @return a {@link Outcome#CONNECTION_FAILED} failure
 	 */
-	public LlmUpstreamException truncatedStream(String endpoint) {
+	public final LlmUpstreamException truncatedStream(String endpoint) {
 		return truncatedStream(endpoint, "[DONE]");
 	}
 
@@ -212,13 +192,13 @@ public final class FailureClassifier {
 	 * @param end the event that should have ended it, e.g. {@code message_stop}
 	 * @return a {@link Outcome#CONNECTION_FAILED} failure
 	 */
-	public LlmUpstreamException truncatedStream(String endpoint, String end) {
+	public final LlmUpstreamException truncatedStream(String endpoint, String end) {
 		return upstream(endpoint, Outcome.CONNECTION_FAILED, 200,
 				"The stream ended before " + end + " and without a finish reason");
 	}
 
 	/**
-	 * The outcome an error stands for.
+	 * The outcome an error stands for: the fixed table, not a decision a subclass may change.
 	 * @param error a classified error
 	 * @return its outcome
 	 */
@@ -242,28 +222,43 @@ public final class FailureClassifier {
 	}
 
 	/**
-	 * Whether the same endpoint should try again after an error.
+	 * Whether the same endpoint should try again after an error: by default when its
+	 * {@link Outcome#isRetryable() outcome is retryable}, no rule refused it (a stream that had
+	 * started, no time left in the deadline) and the wait the provider asked for is not longer than
+	 * {@code maxRetryAfter}. Asked by the retry of every endpoint and before each retry's wait.
 	 * @param error a classified error
 	 * @param maxRetryAfter the longest {@code Retry-After} worth waiting for
 	 * @return true to retry
 	 */
-	public static boolean isRetryable(Throwable error, Duration maxRetryAfter) {
+	public boolean isRetryable(Throwable error, Duration maxRetryAfter) {
 		if (!outcomeOf(error).isRetryable()) {
 			return false;
 		}
 		if (error instanceof LlmUpstreamException upstream && upstream.noRetry() != null) {
 			return false;
 		}
-		Duration retryAfter = (error instanceof LlmUpstreamException upstream) ? upstream.retryAfter() : null;
+		Duration retryAfter = retryAfter(error);
 		return retryAfter == null || retryAfter.compareTo(maxRetryAfter) <= 0;
 	}
 
 	/**
-	 * Whether the circuit breaker records an error as a failure; all other errors are ignored.
+	 * The wait before retrying an error, when the provider set one: by default the
+	 * {@code Retry-After} its response carried. {@code null} lets the endpoint's backoff decide.
+	 * @param error a classified error
+	 * @return the wait, or {@code null} for the endpoint's backoff
+	 */
+	public @Nullable Duration retryAfter(Throwable error) {
+		return (error instanceof LlmUpstreamException upstream) ? upstream.retryAfter() : null;
+	}
+
+	/**
+	 * Whether the circuit breaker records an error as a failure; all other errors are ignored (they
+	 * neither count for nor against the endpoint). By default
+	 * {@link Outcome#isBreakerFailure() as its outcome says}.
 	 * @param error a classified error
 	 * @return true to record a failure
 	 */
-	public static boolean isBreakerFailure(Throwable error) {
+	public boolean isBreakerFailure(Throwable error) {
 		return outcomeOf(error).isBreakerFailure();
 	}
 
@@ -274,21 +269,12 @@ public final class FailureClassifier {
 	 * @param headers the response headers
 	 * @return the wait, or {@code null} when there is none that can be read
 	 */
-	public @Nullable Duration retryAfter(HttpHeaders headers) {
+	public final @Nullable Duration retryAfter(HttpHeaders headers) {
 		return RetryAfter.of(headers, this.clock);
 	}
 
 	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {
 		return new LlmUpstreamException(endpoint, outcome, status, null, message, null);
-	}
-
-	private static boolean hasCause(Throwable error, Class<? extends Throwable> type) {
-		for (Throwable cause = error.getCause(); cause != null && cause != error; cause = cause.getCause()) {
-			if (type.isInstance(cause)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 }

@@ -126,9 +126,9 @@ class FailureClassifierTests {
 	@Test
 	void rateLimitIsRetriedOnlyWhenItsRetryAfterFitsWithinMaxRetryAfter() {
 		Duration max = Duration.ofSeconds(10);
-		assertThat(FailureClassifier.isRetryable(rateLimited("10"), max)).isTrue();
-		assertThat(FailureClassifier.isRetryable(rateLimited("11"), max)).isFalse();
-		assertThat(FailureClassifier.isRetryable(
+		assertThat(this.classifier.isRetryable(rateLimited("10"), max)).isTrue();
+		assertThat(this.classifier.isRetryable(rateLimited("11"), max)).isFalse();
+		assertThat(this.classifier.isRetryable(
 				this.classifier.classifyStatus("ep", 429, new HttpHeaders(), null), max)).isTrue();
 	}
 
@@ -155,8 +155,8 @@ class FailureClassifierTests {
 		assertThat(this.classifier.classifyError("ep", full)).isSameAs(full);
 		assertThat(FailureClassifier.outcomeOf(open)).isEqualTo(Outcome.BREAKER_OPEN);
 		assertThat(FailureClassifier.outcomeOf(full)).isEqualTo(Outcome.BULKHEAD_FULL);
-		assertThat(FailureClassifier.isRetryable(open, Duration.ofSeconds(10))).isFalse();
-		assertThat(FailureClassifier.isBreakerFailure(full)).isFalse();
+		assertThat(this.classifier.isRetryable(open, Duration.ofSeconds(10))).isFalse();
+		assertThat(this.classifier.isBreakerFailure(full)).isFalse();
 	}
 
 	private Outcome outcomeOfError(Throwable error) {

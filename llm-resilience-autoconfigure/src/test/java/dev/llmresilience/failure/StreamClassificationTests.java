@@ -31,7 +31,7 @@ class StreamClassificationTests {
 	void beforeTheFirstChunkAStreamErrorIsClassifiedLikeAnyCallAndRetried() {
 		Throwable reset = this.classifier.classifyStreamError("a", new IOException("Connection reset"), false, "", null);
 		assertThat(FailureClassifier.outcomeOf(reset)).isEqualTo(Outcome.CONNECTION_FAILED);
-		assertThat(FailureClassifier.isRetryable(reset, Duration.ofSeconds(10))).isTrue();
+		assertThat(this.classifier.isRetryable(reset, Duration.ofSeconds(10))).isTrue();
 		Throwable slow = this.classifier.classifyStreamError("a", new TimeoutException("first-token-timeout"), false, "",
 				null);
 		assertThat(FailureClassifier.outcomeOf(slow)).isEqualTo(Outcome.TIMEOUT);
@@ -47,8 +47,8 @@ class StreamClassificationTests {
 		assertThat(interrupted.partial()).isEqualTo("Hel");
 		assertThat(interrupted.endpoint()).isEqualTo("a");
 		assertThat(FailureClassifier.outcomeOf(interrupted.getCause())).isEqualTo(Outcome.CONNECTION_FAILED);
-		assertThat(FailureClassifier.isRetryable(broken, Duration.ofSeconds(10))).isFalse();
-		assertThat(FailureClassifier.isBreakerFailure(broken)).isTrue();
+		assertThat(this.classifier.isRetryable(broken, Duration.ofSeconds(10))).isFalse();
+		assertThat(this.classifier.isBreakerFailure(broken)).isTrue();
 	}
 
 	@Test
