@@ -1,5 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -45,10 +46,8 @@ class DegradationConfiguration {
 	@ConditionalOnMissingBean
 	CallVolumeGuard llmCallVolumeGuard(LlmProperties properties, SharedState sharedState) {
 		int max = properties.getGateway().getGuard().getMaxCallsPerHour();
-		if (max < 0) {
-			throw new LlmConfigurationException("llm.gateway.guard.max-calls-per-hour", "is " + max + ", negative",
-					"Use 0 to switch the guard off, or the number of upstream calls allowed per hour.");
-		}
+		Validation.notNegative("llm.gateway.guard.max-calls-per-hour", max, 0,
+				"Use 0 to switch the guard off, or the number of upstream calls allowed per hour.");
 		CallCounter shared = (max > 0) ? sharedState.callCounter(max, Duration.ofHours(1)) : null;
 		return (shared != null) ? new CallVolumeGuard(max, shared) : new CallVolumeGuard(max, Duration.ofHours(1));
 	}
@@ -57,22 +56,17 @@ class DegradationConfiguration {
 	@ConditionalOnMissingBean
 	ConcurrencyLimit llmConcurrencyLimit(LlmProperties properties) {
 		int max = properties.getGateway().getMaxConcurrentCalls();
-		if (max < 0) {
-			throw new LlmConfigurationException("llm.gateway.max-concurrent-calls", "is " + max + ", negative",
-					"Use 0 to switch the limit off, or the number of gateway calls allowed in flight at once.");
-		}
+		Validation.notNegative("llm.gateway.max-concurrent-calls", max, 0,
+				"Use 0 to switch the limit off, or the number of gateway calls allowed in flight at once.");
 		return new ConcurrencyLimit(max);
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	BudgetGuard llmBudgetGuard(LlmProperties properties, SharedState sharedState) {
-		LlmProperties.Budget budget = properties.getGateway().getBudget();
-		if (budget.getMaxCostPerDay() == null || budget.getMaxCostPerDay().signum() < 0) {
-			throw new LlmConfigurationException("llm.gateway.budget.max-cost-per-day",
-					"is " + budget.getMaxCostPerDay() + ", negative",
-					"Use 0 to switch the budget off, or the most the day's answers may cost.");
-		}
+		BudgetProperties budget = properties.getGateway().getBudget();
+		Validation.notNegative("llm.gateway.budget.max-cost-per-day", budget.getMaxCostPerDay(), BigDecimal.ZERO,
+				"Use 0 to switch the budget off, or the most the day's answers may cost.");
 		SpendLedger shared = sharedState.spendLedger(budget.getMaxCostPerDay());
 		return new BudgetGuard(budget.getMaxCostPerDay(), Clock.systemUTC(), budget.getZone(),
 				(shared != null) ? shared : SpendLedger.local());
@@ -83,9 +77,9 @@ class DegradationConfiguration {
 	@ConditionalOnBooleanProperty(name = "llm.gateway.deferral.enabled", matchIfMissing = true)
 	DeferredStore llmDeferredStore(LlmProperties properties, SharedState sharedState) {
 		Duration retention = properties.getGateway().getDeferral().getRetention();
-		requirePositive("llm.gateway.deferral.retention", retention);
+		Validation.positive("llm.gateway.deferral.retention", retention, "Use a positive duration such as 30s, 5m or 1h.");
 		int maxRetained = properties.getGateway().getDeferral().getMaxRetained();
-		requireAtLeastOne("llm.gateway.deferral.max-retained", maxRetained);
+		Validation.atLeast("llm.gateway.deferral.max-retained", maxRetained, 1, "Set it to 1 or more.");
 		DeferredStore shared = sharedState.deferredStore(retention);
 		return (shared != null) ? shared : new InMemoryDeferredStore(retention, maxRetained, Clock.systemUTC());
 	}
@@ -95,9 +89,9 @@ class DegradationConfiguration {
 	@ConditionalOnBooleanProperty(name = "llm.gateway.deferral.enabled", matchIfMissing = true)
 	DeferredQueue llmDeferredQueue(LlmProperties properties, DeferredStore store, ApplicationEventPublisher events) {
 		DeferralProperties deferral = properties.getGateway().getDeferral();
-		requirePositive("llm.gateway.deferral.delay", deferral.getDelay());
-		requireAtLeastOne("llm.gateway.deferral.max-attempts", deferral.getMaxAttempts());
-		requireAtLeastOne("llm.gateway.deferral.capacity", deferral.getCapacity());
+		Validation.positive("llm.gateway.deferral.delay", deferral.getDelay(), "Use a positive duration such as 30s, 5m or 1h.");
+		Validation.atLeast("llm.gateway.deferral.max-attempts", deferral.getMaxAttempts(), 1, "Set it to 1 or more.");
+		Validation.atLeast("llm.gateway.deferral.capacity", deferral.getCapacity(), 1, "Set it to 1 or more.");
 		return new DeferredQueue(store, deferral.getDelay(), deferral.getMaxAttempts(), deferral.getCapacity(), events,
 				Clock.systemUTC());
 	}
@@ -111,7 +105,7 @@ class DegradationConfiguration {
 	@ConditionalOnBooleanProperty(name = "llm.gateway.fallback-cache.enabled")
 	FallbackCache llmFallbackCache(LlmProperties properties, ObjectProvider<CacheManager> cacheManager) {
 		FallbackCacheProperties settings = properties.getGateway().getFallbackCache();
-		requirePositive("llm.gateway.fallback-cache.ttl", settings.getTtl());
+		Validation.positive("llm.gateway.fallback-cache.ttl", settings.getTtl(), "Use a positive duration such as 30s, 5m or 1h.");
 		CacheManager manager = cacheManager.getIfUnique();
 		if (manager != null) {
 			Cache cache = manager.getCache(settings.getCacheName());
@@ -122,25 +116,9 @@ class DegradationConfiguration {
 			}
 			return new SpringCacheFallbackCache(cache, settings.getTtl(), Clock.systemUTC());
 		}
-		if (settings.getMaxEntries() < 1) {
-			throw new LlmConfigurationException("llm.gateway.fallback-cache.max-entries",
-					"is " + settings.getMaxEntries() + ", less than 1", "Use the number of answers to keep, e.g. 10000.");
-		}
+		Validation.check(settings.getMaxEntries() >= 1, "llm.gateway.fallback-cache.max-entries", settings.getMaxEntries(),
+				"less than 1", "Use the number of answers to keep, e.g. 10000.");
 		return new CaffeineFallbackCache(settings.getMaxEntries(), settings.getTtl(), Clock.systemUTC());
-	}
-
-	private static void requirePositive(String property, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new LlmConfigurationException(property, "is " + value + ", but must be positive",
-					"Use a positive duration such as 30s, 5m or 1h.");
-		}
-	}
-
-	private static void requireAtLeastOne(String property, int value) {
-		if (value < 1) {
-			throw new LlmConfigurationException(property, "is " + value + ", but must be at least 1",
-					"Set it to 1 or more.");
-		}
 	}
 
 }

@@ -1,28 +1,28 @@
 package dev.llmresilience.autoconfigure;
 
 import java.net.URI;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.endpoint.InvalidSettingException;
 import dev.llmresilience.protocol.ApiKey;
-import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.util.unit.DataSize;
 
 /**
  * Turns {@link LlmProperties} into validated {@link EndpointSettings} (the routes are
- * {@link RouteResolver}'s): each endpoint's
- * own value, else {@code llm.defaults}, else the built-in default below. Every rejected value raises
- * an {@link LlmConfigurationException} naming the property where it was set.
+ * {@link RouteResolver}'s): each endpoint's own value, else {@code llm.defaults}, else the built-in
+ * default of {@link ResilienceDefaults}. Every rejected value raises an
+ * {@link LlmConfigurationException} naming the property where it was set, for the rules of the
+ * settings records too (their {@link InvalidSettingException}).
  */
 final class EndpointSettingsResolver {
 
@@ -85,23 +85,27 @@ final class EndpointSettingsResolver {
 		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
 		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
 		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
-		return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
-				endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
-				HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
-				price(prefix, endpoint.getPrice()),
-				layers.positive("timeout", ResilienceProperties::getTimeout, Duration.ofSeconds(60)),
-				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout, Duration.ofSeconds(5)),
-				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout, Duration.ofSeconds(10)),
-				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout, Duration.ofSeconds(30)),
-				layers.size("max-response-size", ResilienceProperties::getMaxResponseSize, DataSize.ofMegabytes(10)),
-				circuitBreaker(layers), retry(layers), bulkhead(layers),
-				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming, Boolean.TRUE),
-				protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
-				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize,
-						DataSize.ofBytes(ClientSettings.DEFAULT_MAX_STREAM_SIZE)),
-				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents,
-						ClientSettings.DEFAULT_MAX_STREAM_EVENTS, 1L),
-				chatModelBean);
+		try {
+			return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
+					endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
+					HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+					price(prefix, endpoint.getPrice()),
+					layers.positive("timeout", ResilienceProperties::getTimeout),
+					layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout),
+					layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout),
+					layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout),
+					layers.size("max-response-size", ResilienceProperties::getMaxResponseSize),
+					circuitBreaker(layers), retry(layers), bulkhead(layers),
+					layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming),
+					protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
+					layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize),
+					layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents, 1L),
+					chatModelBean);
+		}
+		catch (InvalidSettingException ex) {
+			// a rule of the settings records (e.g. minimum-number-of-calls <= sliding-window-size)
+			throw layers.invalid(ex);
+		}
 	}
 
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
@@ -111,49 +115,34 @@ final class EndpointSettingsResolver {
 	}
 
 	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(PropertyLayers layers) {
-		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 20, 1);
-		String minimumKey = "circuit-breaker.minimum-number-of-calls";
+		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 1);
+		Function<ResilienceProperties, @Nullable Integer> minimum = (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls();
 		// Unset, it follows a smaller window down, so that setting only the window is enough.
-		int minimum = layers.atLeast(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls(),
-				Math.min(20, window), 1);
-		if (minimum > window) {
-			throw new LlmConfigurationException(layers.source(minimumKey, (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls()),
-					"is " + minimum + ", more than the sliding window of " + window + " calls can ever hold",
-					"Set it to at most circuit-breaker.sliding-window-size (" + window + "), or enlarge the window.");
-		}
-		return new EndpointSettings.CircuitBreakerSettings(window, minimum,
-				layers.percent("circuit-breaker.failure-rate-threshold", (p) -> p.getCircuitBreaker().getFailureRateThreshold(), 50f),
-				layers.positive("circuit-breaker.wait-duration-in-open-state", (p) -> p.getCircuitBreaker().getWaitDurationInOpenState(), Duration.ofSeconds(30)),
-				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 3, 1),
-				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold(), Duration.ofSeconds(60)),
-				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold(), 100f),
-				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe(), EndpointSettings.Probe.SYNTHETIC));
+		int calls = layers.isSet(minimum::apply) ? layers.value("circuit-breaker.minimum-number-of-calls", minimum)
+				: Math.min(layers.builtIn(minimum), window);
+		return new EndpointSettings.CircuitBreakerSettings(window,
+				layers.atLeast("circuit-breaker.minimum-number-of-calls", minimum, calls, 1),
+				layers.percent("circuit-breaker.failure-rate-threshold", (p) -> p.getCircuitBreaker().getFailureRateThreshold()),
+				layers.positive("circuit-breaker.wait-duration-in-open-state", (p) -> p.getCircuitBreaker().getWaitDurationInOpenState()),
+				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 1),
+				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold()),
+				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold()),
+				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe()));
 	}
 
 	private static EndpointSettings.RetrySettings retry(PropertyLayers layers) {
-		int maxAttempts = layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 3, 1);
-		Duration initial = layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff(), Duration.ofMillis(500));
-		String multiplierKey = "retry.multiplier";
-		double multiplier = layers.value(multiplierKey, (p) -> p.getRetry().getMultiplier(), 2.0);
-		if (multiplier < 1.0) {
-			throw layers.invalid(multiplierKey, (p) -> p.getRetry().getMultiplier(), "is " + multiplier + ", less than 1",
-					"Use 1.0 for a constant backoff or more for an exponential one.");
-		}
-		Duration maxBackoff = layers.positive("retry.max-backoff", (p) -> p.getRetry().getMaxBackoff(), Duration.ofSeconds(8));
-		String jitterKey = "retry.jitter";
-		double jitter = layers.value(jitterKey, (p) -> p.getRetry().getJitter(), 0.25);
-		if (jitter < 0 || jitter >= 1) {
-			throw layers.invalid(jitterKey, (p) -> p.getRetry().getJitter(), "is " + jitter + ", outside [0, 1)",
-					"Use a fraction such as 0.25 for +/- 25 %, or 0 for no jitter.");
-		}
-		Duration maxRetryAfter = layers.notNegative("retry.max-retry-after", (p) -> p.getRetry().getMaxRetryAfter(), Duration.ofSeconds(10));
-		return new EndpointSettings.RetrySettings(maxAttempts, initial, multiplier, maxBackoff, jitter, maxRetryAfter);
+		return new EndpointSettings.RetrySettings(layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 1),
+				layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff()),
+				layers.value("retry.multiplier", (p) -> p.getRetry().getMultiplier()),
+				layers.positive("retry.max-backoff", (p) -> p.getRetry().getMaxBackoff()),
+				layers.value("retry.jitter", (p) -> p.getRetry().getJitter()),
+				layers.notNegative("retry.max-retry-after", (p) -> p.getRetry().getMaxRetryAfter()));
 	}
 
 	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
 		return new EndpointSettings.BulkheadSettings(
-				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 50, 1),
-				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait(), Duration.ZERO));
+				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 1),
+				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait()));
 	}
 
 	private static EndpointSettings.@Nullable Price price(String prefix, EndpointProperties.Price price) {

@@ -47,28 +47,14 @@ class HedgingConfiguration {
 
 	private static HedgeSettings settings(String prefix, boolean enabled, boolean adaptive, double percentile,
 			@Nullable Duration delay, @Nullable Duration minDelay, double maxRatio, @Nullable Duration window) {
-		if (!(percentile > 0 && percentile < 100)) {
-			throw new LlmConfigurationException(prefix + ".percentile", "is " + percentile + ", outside (0, 100)",
-					"Use a percentile above 0 and below 100, such as 95.");
-		}
-		requirePositive(prefix + ".delay", delay, "such as 2s");
-		if (minDelay == null || minDelay.isNegative()) {
-			throw new LlmConfigurationException(prefix + ".min-delay", "is " + minDelay + ", but must not be negative",
-					"Use 0 for no floor, or a duration such as 100ms.");
-		}
-		if (!(maxRatio >= 0 && maxRatio <= 1)) {
-			throw new LlmConfigurationException(prefix + ".max-ratio", "is " + maxRatio + ", outside [0, 1]",
-					"Use the most hedged calls as a share of the route's calls, such as 0.1 for 10 %.");
-		}
-		requirePositive(prefix + ".window", window, "such as 1m");
+		Validation.check(percentile > 0 && percentile < 100, prefix + ".percentile", percentile, "outside (0, 100)",
+				"Use a percentile above 0 and below 100, such as 95.");
+		Validation.positive(prefix + ".delay", delay, "Use a positive duration such as 2s.");
+		Validation.notNegative(prefix + ".min-delay", minDelay, "Use 0 for no floor, or a duration such as 100ms.");
+		Validation.check(maxRatio >= 0 && maxRatio <= 1, prefix + ".max-ratio", maxRatio, "outside [0, 1]",
+				"Use the most hedged calls as a share of the route's calls, such as 0.1 for 10 %.");
+		Validation.positive(prefix + ".window", window, "Use a positive duration such as 1m.");
 		return new HedgeSettings(enabled, adaptive, percentile, delay, minDelay, maxRatio, window);
-	}
-
-	private static void requirePositive(String property, @Nullable Duration value, String example) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new LlmConfigurationException(property, "is " + value + ", but must be positive",
-					"Use a positive duration, " + example + ".");
-		}
 	}
 
 	private static <T> T or(@Nullable T value, T fallback) {

@@ -70,6 +70,8 @@ import org.springframework.web.reactive.function.client.WebClient;
 		HedgingConfiguration.class })
 public final class LlmAutoConfiguration {
 
+	private static final String CEILING = "Use the longest duration a caller may ask for in a ChatRequest, such as 10m.";
+
 	@Bean
 	@ConditionalOnMissingBean
 	FailureClassifier llmFailureClassifier() {
@@ -156,28 +158,17 @@ public final class LlmAutoConfiguration {
 			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
 			ObjectProvider<ObservationRegistry> observations, ObjectProvider<Hedging> hedging) {
 		LlmProperties.Gateway gateway = properties.getGateway();
-		Duration deadline = gateway.getDeadline();
-		if (deadline == null || deadline.isNegative() || deadline.isZero()) {
-			throw new LlmConfigurationException("llm.gateway.deadline", "is " + deadline + ", but must be positive",
-					"Use a duration longer than an endpoint's timeout, such as 90s.");
-		}
+		Duration deadline = Validation.positive("llm.gateway.deadline", gateway.getDeadline(),
+				"Use a duration longer than an endpoint's timeout, such as 90s.");
 		GatewaySettings settings = new GatewaySettings(deadline, gateway.getBusyMessage(),
 				gateway.getContentFilteredMessage(), gateway.isBusyAsError(), gateway.getDeferral().getMessage(),
 				gateway.getStream().isResumeOnFallback(),
-				ceiling("llm.gateway.max-request-timeout", gateway.getMaxRequestTimeout()),
-				ceiling("llm.gateway.max-request-deadline", gateway.getMaxRequestDeadline()));
+				Validation.positive("llm.gateway.max-request-timeout", gateway.getMaxRequestTimeout(), CEILING),
+				Validation.positive("llm.gateway.max-request-deadline", gateway.getMaxRequestDeadline(), CEILING));
 		Degradation degradation = new Degradation(routeSelector, cache.getIfAvailable(), deferred.getIfAvailable(),
 				guard, budget, Clock.systemUTC(), limit);
 		return new DefaultLlmGateway(endpoints, settings, degradation, listeners.orderedStream().toList(),
 				observations.getIfUnique(() -> ObservationRegistry.NOOP), balancer, hedging.getIfAvailable(Hedging::off));
-	}
-
-	private static Duration ceiling(String property, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new LlmConfigurationException(property, "is " + value + ", but must be positive",
-					"Use the longest duration a caller may ask for in a ChatRequest, such as 10m.");
-		}
-		return value;
 	}
 
 }

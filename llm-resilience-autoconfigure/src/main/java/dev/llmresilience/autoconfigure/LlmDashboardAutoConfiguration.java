@@ -43,10 +43,8 @@ public final class LlmDashboardAutoConfiguration {
 	@ConditionalOnMissingBean
 	DashboardPage llmDashboardPage(LlmProperties properties, Environment environment) {
 		Duration refresh = properties.getDashboard().getRefresh();
-		if (refresh == null || refresh.compareTo(SHORTEST_REFRESH) < 0 || refresh.compareTo(LONGEST_REFRESH) > 0) {
-			throw new LlmConfigurationException("llm.dashboard.refresh", "is " + refresh + ", outside 500ms to 1m",
-					"Use a duration such as 2s (the default).");
-		}
+		Validation.check(refresh != null && refresh.compareTo(SHORTEST_REFRESH) >= 0 && refresh.compareTo(LONGEST_REFRESH) <= 0,
+				"llm.dashboard.refresh", refresh, "outside 500ms to 1m", "Use a duration such as 2s (the default).");
 		Binder binder = Binder.get(environment);
 		String basePath = binder.bind("management.endpoints.web.base-path", String.class).orElse("/actuator");
 		String endpointPath = binder.bind("management.endpoints.web.path-mapping.llmbreakers", String.class)

@@ -1,8 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
-import java.math.BigDecimal;
 import java.time.Duration;
-import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -95,55 +93,6 @@ public class LlmProperties {
 		return this.dashboard;
 	}
 
-	/** Call-volume guard settings. */
-	public static class Guard {
-
-		/**
-		 * Upstream attempts allowed per hour over all endpoints (a fixed window, renewed every hour
-		 * from start-up); past it calls get BUSY without touching any upstream. 0 switches it off.
-		 */
-		private int maxCallsPerHour = 0;
-
-		public int getMaxCallsPerHour() {
-			return this.maxCallsPerHour;
-		}
-
-		public void setMaxCallsPerHour(int maxCallsPerHour) {
-			this.maxCallsPerHour = maxCallsPerHour;
-		}
-
-	}
-
-	/** Budget settings. */
-	public static class Budget {
-
-		/**
-		 * Cost of answers allowed per day, in the currency of the endpoints' prices; once spent,
-		 * calls get BUSY (DEFERRED if deferrable) until the day rolls over. 0 switches it off.
-		 */
-		private BigDecimal maxCostPerDay = BigDecimal.ZERO;
-
-		/** Time zone in which a budget day starts. */
-		private ZoneId zone = ZoneId.of("UTC");
-
-		public BigDecimal getMaxCostPerDay() {
-			return this.maxCostPerDay;
-		}
-
-		public void setMaxCostPerDay(BigDecimal maxCostPerDay) {
-			this.maxCostPerDay = maxCostPerDay;
-		}
-
-		public ZoneId getZone() {
-			return this.zone;
-		}
-
-		public void setZone(ZoneId zone) {
-			this.zone = zone;
-		}
-
-	}
-
 	/** Gateway settings. */
 	public static class Gateway {
 
@@ -188,11 +137,11 @@ public class LlmProperties {
 
 		/** The runaway-loop guard over all upstream calls. */
 		@NestedConfigurationProperty
-		private final Guard guard = new Guard();
+		private final GuardProperties guard = new GuardProperties();
 
 		/** The daily spending cap. */
 		@NestedConfigurationProperty
-		private final Budget budget = new Budget();
+		private final BudgetProperties budget = new BudgetProperties();
 
 		/** The last-good-answer cache (tier CACHED). */
 		@NestedConfigurationProperty
@@ -210,11 +159,11 @@ public class LlmProperties {
 			return this.deferral;
 		}
 
-		public Guard getGuard() {
+		public GuardProperties getGuard() {
 			return this.guard;
 		}
 
-		public Budget getBudget() {
+		public BudgetProperties getBudget() {
 			return this.budget;
 		}
 

@@ -36,8 +36,6 @@ import org.springframework.web.servlet.handler.SimpleUrlHandlerMapping;
 @EnableConfigurationProperties(OpenAiApiProperties.class)
 public final class OpenAiApiAutoConfiguration {
 
-	private static final long SMALLEST_BODY = 1024;
-
 	@Bean
 	@ConditionalOnMissingBean
 	OpenAiApiHandler llmOpenAiApiHandler(OpenAiApiProperties api, LlmProperties properties, LlmGateway gateway,
@@ -49,11 +47,7 @@ public final class OpenAiApiAutoConfiguration {
 					"List the keys clients send as 'Authorization: Bearer <key>', e.g. llm.openai-api.api-keys=${LLM_CLIENT_KEY}, "
 							+ "or set llm.openai-api.enabled=false.");
 		}
-		long max = (api.getMaxRequestSize() != null) ? api.getMaxRequestSize().toBytes() : -1;
-		if (max < SMALLEST_BODY || max > Integer.MAX_VALUE) {
-			throw new LlmConfigurationException("llm.openai-api.max-request-size", "is " + api.getMaxRequestSize()
-					+ ", outside 1KB to 2GB", "Use a size such as 4MB.");
-		}
+		long max = Validation.size("llm.openai-api.max-request-size", api.getMaxRequestSize(), "Use a size such as 4MB.");
 		basePath(api);
 		return new OpenAiApiHandler(gateway, endpoints, routeSelector, new ClientKeys(keys),
 				properties.getGateway().getBusyMessage(), max, Clock.systemUTC());

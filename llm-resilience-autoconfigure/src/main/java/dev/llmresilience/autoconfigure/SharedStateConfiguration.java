@@ -62,9 +62,9 @@ class SharedStateConfiguration {
 					"Use 1 to 64 letters, digits and ':', '_', '.', '-', with at most one {hash-tag} "
 							+ "(for Redis Cluster), e.g. llm: or {llm}:myapp:");
 		}
-		requirePositive("llm.shared-state.timeout", properties.getTimeout());
-		requirePositive("llm.shared-state.heartbeat", properties.getHeartbeat());
-		requirePositive("llm.shared-state.replica-timeout", properties.getReplicaTimeout());
+		Validation.positive("llm.shared-state.timeout", properties.getTimeout(), "Use a positive duration such as 250ms or 1s.");
+		Validation.positive("llm.shared-state.heartbeat", properties.getHeartbeat(), "Use a positive duration such as 250ms or 1s.");
+		Validation.positive("llm.shared-state.replica-timeout", properties.getReplicaTimeout(), "Use a positive duration such as 250ms or 1s.");
 		if (properties.getReplicaTimeout().compareTo(properties.getHeartbeat().multipliedBy(2)) < 0) {
 			throw new LlmConfigurationException("llm.shared-state.replica-timeout",
 					"is " + properties.getReplicaTimeout() + ", less than twice llm.shared-state.heartbeat ("
@@ -75,13 +75,6 @@ class SharedStateConfiguration {
 		if (name != null && !name.matches("[A-Za-z0-9:_.\\-]{1,100}")) {
 			throw new LlmConfigurationException("llm.shared-state.replica-name", "is '" + name + "'",
 					"Use 1 to 100 letters, digits and ':', '_', '.', '-', unique in the fleet, or leave it unset");
-		}
-	}
-
-	private static void requirePositive(String property, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new LlmConfigurationException(property, "is " + value + ", but must be positive",
-					"Use a positive duration such as 250ms or 1s.");
 		}
 	}
 

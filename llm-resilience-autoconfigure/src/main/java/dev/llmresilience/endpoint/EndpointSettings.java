@@ -4,7 +4,6 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.net.URI;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.Map;
 
 import dev.llmresilience.chat.Usage;
@@ -134,30 +133,7 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 * @return the provider's name
 	 */
 	public String providerName() {
-		String host = (this.baseUrl.getHost() != null) ? this.baseUrl.getHost().toLowerCase(Locale.ROOT) : "";
-		if (host.endsWith("openai.azure.com") || host.endsWith("services.ai.azure.com")
-				|| "azure-openai".equals(this.protocol)) {
-			return "azure.ai.openai";
-		}
-		if (host.endsWith("anthropic.com") || "anthropic".equals(this.protocol)) {
-			return "anthropic";
-		}
-		if (host.endsWith("openai.com")) {
-			return "openai";
-		}
-		if (host.endsWith("deepseek.com")) {
-			return "deepseek";
-		}
-		if (host.endsWith("openrouter.ai")) {
-			return "openrouter";
-		}
-		if (host.endsWith("mistral.ai")) {
-			return "mistral_ai";
-		}
-		if (host.endsWith("groq.com")) {
-			return "groq";
-		}
-		return this.protocol;
+		return ProviderNames.of(this.baseUrl, this.protocol);
 	}
 
 	@Override
@@ -211,6 +187,18 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 			float slowCallRateThreshold, Probe probe) {
 
 		/**
+		 * @throws InvalidSettingException when the window could never hold the minimum number of calls
+		 */
+		public CircuitBreakerSettings {
+			if (minimumNumberOfCalls > slidingWindowSize) {
+				throw new InvalidSettingException("circuit-breaker.minimum-number-of-calls", "is " + minimumNumberOfCalls
+						+ ", more than the sliding window of " + slidingWindowSize + " calls can ever hold",
+						"Set it to at most circuit-breaker.sliding-window-size (" + slidingWindowSize
+								+ "), or enlarge the window.");
+			}
+		}
+
+		/**
 		 * Settings whose half-open probes are users' calls ({@link Probe#REQUESTS}).
 		 * @param slidingWindowSize calls in the count-based window
 		 * @param minimumNumberOfCalls calls before the rate is computed
@@ -257,6 +245,20 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 */
 	public record RetrySettings(int maxAttempts, Duration initialBackoff, double multiplier, Duration maxBackoff,
 			double jitter, Duration maxRetryAfter) {
+
+		/**
+		 * @throws InvalidSettingException when the backoff would shrink or the jitter is not a fraction
+		 */
+		public RetrySettings {
+			if (multiplier < 1.0) {
+				throw new InvalidSettingException("retry.multiplier", "is " + multiplier + ", less than 1",
+						"Use 1.0 for a constant backoff or more for an exponential one.");
+			}
+			if (jitter < 0 || jitter >= 1) {
+				throw new InvalidSettingException("retry.jitter", "is " + jitter + ", outside [0, 1)",
+						"Use a fraction such as 0.25 for +/- 25 %, or 0 for no jitter.");
+			}
+		}
 
 		/**
 		 * The wait before retry number {@code retry} (1 for the first), before jitter:
