@@ -7,6 +7,7 @@ import dev.llmresilience.balance.RouteReport;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.ResilienceRegistries;
+import dev.llmresilience.gateway.DefaultCallObservationConvention;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
@@ -85,14 +86,14 @@ public final class LlmMetricsAutoConfiguration {
 				for (RouteReport.Member member : report.endpoints()) {
 					FunctionCounter.builder("llm.gateway.route.choices", routes, (b) -> b.chosen(route, member.endpoint()))
 						.description("Calls for which the route's balancing chose this endpoint to go first")
-						.tags("llm.route", route, "llm.endpoint", member.endpoint(), "llm.balance",
+						.tags(DefaultCallObservationConvention.ROUTE, route, DefaultCallObservationConvention.ENDPOINT, member.endpoint(), "llm.balance",
 								report.strategy().balance().value(), "llm.order", report.strategy().order().value())
 						.register(meterRegistry);
 					if (member.latency() != null) {
 						Gauge.builder("llm.endpoint.latency.estimate", routes, (b) -> seconds(b.latency(member.endpoint())))
 							.description("Peak-EWMA time to first token that least-latency balancing compares")
 							.baseUnit("seconds")
-							.tags("llm.endpoint", member.endpoint())
+							.tags(DefaultCallObservationConvention.ENDPOINT, member.endpoint())
 							.register(meterRegistry);
 					}
 				}
@@ -117,11 +118,11 @@ public final class LlmMetricsAutoConfiguration {
 		return (meterRegistry) -> degradation.ifAvailable((watch) -> watch.routes().keySet().forEach((route) -> {
 			Gauge.builder("llm.gateway.degraded.share", watch, (w) -> share(w.route(route)))
 				.description("Share of the route's answers that were degraded (any tier but PRIMARY) over llm.degradation.window")
-				.tag("llm.route", route)
+				.tag(DefaultCallObservationConvention.ROUTE, route)
 				.register(meterRegistry);
 			Gauge.builder("llm.gateway.degraded.duration", watch, (w) -> w.route(route).onlyDegradedFor().toMillis() / 1000.0)
 				.description("How long the route has answered only degraded; 0 once its first endpoint answers")
-				.tag("llm.route", route)
+				.tag(DefaultCallObservationConvention.ROUTE, route)
 				.baseUnit("seconds")
 				.register(meterRegistry);
 		}));
@@ -137,11 +138,11 @@ public final class LlmMetricsAutoConfiguration {
 		return (meterRegistry) -> endpoints.ifAvailable((registry) -> registry.endpoints().forEach((endpoint) -> {
 			FunctionCounter.builder("llm.endpoint.probes", endpoint, (probed) -> probed.probes().succeeded())
 				.description("Half-open probes the library sent itself (circuit-breaker.probe: synthetic), by outcome")
-				.tags("llm.endpoint", endpoint.name(), "outcome", "success")
+				.tags(DefaultCallObservationConvention.ENDPOINT, endpoint.name(), "outcome", "success")
 				.register(meterRegistry);
 			FunctionCounter.builder("llm.endpoint.probes", endpoint, (probed) -> probed.probes().failed())
 				.description("Half-open probes the library sent itself (circuit-breaker.probe: synthetic), by outcome")
-				.tags("llm.endpoint", endpoint.name(), "outcome", "failure")
+				.tags(DefaultCallObservationConvention.ENDPOINT, endpoint.name(), "outcome", "failure")
 				.register(meterRegistry);
 		}));
 	}

@@ -5,14 +5,16 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The observation of one upstream attempt ({@value #NAME}, named as OpenTelemetry's GenAI client
- * span), a child of the gateway call's. Its key values are bounded: they come from the endpoint's
- * configuration and from the outcome, never from a prompt or from what a provider chose to send.
+ * Starts and ends the observation of one upstream attempt, a child of the gateway call's; its
+ * names and key values are the {@link AttemptObservationConvention}'s (an application's bean, else
+ * {@link DefaultAttemptObservationConvention}).
  */
 final class AttemptObservation {
 
 	/** The observation's name. */
-	static final String NAME = "gen_ai.client.operation";
+	static final String NAME = DefaultAttemptObservationConvention.NAME;
+
+	private static final AttemptObservationConvention DEFAULT = new DefaultAttemptObservationConvention();
 
 	private AttemptObservation() {
 	}
@@ -21,23 +23,17 @@ final class AttemptObservation {
 		if (parent == null || parent.isNoop()) {
 			return Observation.NOOP;
 		}
-		return Observation.createNotStarted(NAME, parent.getObservationRegistry())
+		return Observation.createNotStarted(null, DEFAULT, () -> new AttemptObservationContext(settings, operation),
+				parent.getObservationRegistry())
 			.parentObservation(parent)
-			.contextualName(operation + " " + settings.model())
-			.lowCardinalityKeyValue("gen_ai.operation.name", "chat")
-			.lowCardinalityKeyValue("gen_ai.provider.name", settings.providerName())
-			.lowCardinalityKeyValue("gen_ai.request.model", settings.model())
-			.lowCardinalityKeyValue("llm.endpoint", settings.name())
 			.start();
 	}
 
 	static void stop(Observation observation, Outcome outcome, @Nullable Throwable error, String responseModel) {
-		if (observation.isNoop()) {
+		if (observation.isNoop() || !(observation.getContext() instanceof AttemptObservationContext context)) {
 			return;
 		}
-		observation.lowCardinalityKeyValue("llm.outcome", outcome.name());
-		observation.lowCardinalityKeyValue("error.type", (error != null) ? outcome.name() : "none");
-		observation.lowCardinalityKeyValue("gen_ai.response.model", responseModel);
+		context.ended(outcome, error != null, responseModel);
 		if (error != null) {
 			observation.error(error);
 		}
@@ -45,12 +41,10 @@ final class AttemptObservation {
 	}
 
 	static void cancelled(Observation observation, String responseModel) {
-		if (observation.isNoop()) {
+		if (observation.isNoop() || !(observation.getContext() instanceof AttemptObservationContext context)) {
 			return;
 		}
-		observation.lowCardinalityKeyValue("llm.outcome", "CANCELLED");
-		observation.lowCardinalityKeyValue("error.type", "cancelled");
-		observation.lowCardinalityKeyValue("gen_ai.response.model", responseModel);
+		context.cancelled(responseModel);
 		observation.stop();
 	}
 

@@ -7,7 +7,9 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.endpoint.DefaultAttemptObservationConvention;
 import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.DefaultCallObservationConvention;
 import dev.llmresilience.gateway.HedgeOutcome;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.protocol.Completion;
@@ -17,6 +19,17 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
+
+import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.ERROR_TYPE;
+import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.OPERATION_NAME;
+import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.PROVIDER_NAME;
+import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.REQUEST_MODEL;
+import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.RESPONSE_MODEL;
+import static dev.llmresilience.gateway.DefaultCallObservationConvention.FROM;
+import static dev.llmresilience.gateway.DefaultCallObservationConvention.OUTCOME;
+import static dev.llmresilience.gateway.DefaultCallObservationConvention.ROUTE;
+import static dev.llmresilience.gateway.DefaultCallObservationConvention.TIER;
+import static dev.llmresilience.gateway.DefaultCallObservationConvention.TO;
 
 /**
  * Records the gateway's meters:
@@ -28,6 +41,8 @@ import org.jspecify.annotations.Nullable;
  * endpoint to the next (route, from, to), {@value #COST} (endpoint) adding each answer's cost, and
  * {@value #HEDGES} per hedged request or refused hedge (route, first, hedge, outcome).</li>
  * </ul>
+ * Names and tag keys shared with the observations come from their conventions
+ * ({@link DefaultAttemptObservationConvention}, {@link DefaultCallObservationConvention}).
  * Every meter of one name carries the same tag keys (Prometheus needs it): {@code error.type} is
  * {@code none} on success. Every tag value comes from configuration (endpoint, route, model,
  * provider) or from a closed set (outcome, tier); none from what a caller or a provider sent.
@@ -35,7 +50,7 @@ import org.jspecify.annotations.Nullable;
 public class LlmMetrics implements LlmGatewayListener {
 
 	/** Duration of one upstream attempt. */
-	public static final String OPERATION_DURATION = "gen_ai.client.operation.duration";
+	public static final String OPERATION_DURATION = DefaultAttemptObservationConvention.NAME + ".duration";
 
 	/** Tokens of one successful attempt, by {@code gen_ai.token.type} (input, output). */
 	public static final String TOKEN_USAGE = "gen_ai.client.token.usage";
@@ -74,13 +89,13 @@ public class LlmMetrics implements LlmGatewayListener {
 		}
 		// The configured model, not the one the answer names: a provider or proxy that names a new model
 		// in each answer would otherwise create a new series each time (ChatResponse.model() has its value).
-		Tags tags = Tags.of("gen_ai.operation.name", "chat", "gen_ai.provider.name", endpoint.providerName(),
-				"gen_ai.request.model", endpoint.model(), "gen_ai.response.model", endpoint.model(), "llm.endpoint",
+		Tags tags = Tags.of(OPERATION_NAME, "chat", PROVIDER_NAME, endpoint.providerName(),
+				REQUEST_MODEL, endpoint.model(), RESPONSE_MODEL, endpoint.model(), DefaultAttemptObservationConvention.ENDPOINT,
 				endpoint.name());
 		Timer.builder(OPERATION_DURATION)
 			.description("Duration of one LLM client operation (one upstream attempt)")
 			.tags(tags)
-			.tag("error.type", (attempt.outcome() == Outcome.SUCCESS) ? "none" : attempt.outcome().name())
+			.tag(ERROR_TYPE, (attempt.outcome() == Outcome.SUCCESS) ? "none" : attempt.outcome().name())
 			.register(this.registry)
 			.record(attempt.duration());
 		if (completion != null && completion.usage() != null) {
@@ -109,7 +124,7 @@ public class LlmMetrics implements LlmGatewayListener {
 		if (cost != null && response.endpoint() != null) {
 			Counter.builder(COST)
 				.description("Cost of LLM answers, in the currency of the endpoints' prices")
-				.tag("llm.endpoint", response.endpoint())
+				.tag(DefaultCallObservationConvention.ENDPOINT, response.endpoint())
 				.register(this.registry)
 				.increment(cost.doubleValue());
 		}
@@ -124,7 +139,7 @@ public class LlmMetrics implements LlmGatewayListener {
 	public void onHedge(String route, String first, String hedge, HedgeOutcome outcome) {
 		Counter.builder(HEDGES)
 			.description("Hedged requests (and hedges the budget refused) by route and outcome")
-			.tags("llm.route", route, "llm.from", first, "llm.to", hedge, "llm.outcome", outcome.name())
+			.tags(ROUTE, route, FROM, first, TO, hedge, OUTCOME, outcome.name())
 			.register(this.registry)
 			.increment();
 	}
@@ -132,7 +147,7 @@ public class LlmMetrics implements LlmGatewayListener {
 	private void count(String route, String tier, String outcome) {
 		Counter.builder(CALLS)
 			.description("Gateway calls by route, tier and outcome")
-			.tags("llm.route", route, "llm.tier", tier, "llm.outcome", outcome)
+			.tags(ROUTE, route, TIER, tier, OUTCOME, outcome)
 			.register(this.registry)
 			.increment();
 	}
@@ -144,7 +159,7 @@ public class LlmMetrics implements LlmGatewayListener {
 			if (!from.equals(to)) {
 				Counter.builder(FALLBACKS)
 					.description("Moves from one endpoint to the next within a gateway call")
-					.tags("llm.route", route, "llm.from", from, "llm.to", to)
+					.tags(ROUTE, route, FROM, from, TO, to)
 					.register(this.registry)
 					.increment();
 			}
