@@ -6,6 +6,10 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import org.springframework.http.CacheControl;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.MediaType;
+
 /**
  * The dashboard's HTML: one page with its style and script inline and nothing loaded from
  * elsewhere, which fetches the {@code llmbreakers} actuator endpoint every {@code refresh} and
@@ -44,6 +48,18 @@ public final class DashboardPage {
 	 */
 	public String html() {
 		return this.html;
+	}
+
+	/**
+	 * The headers the page is served with, the same in a WebFlux and a Servlet application: HTML in
+	 * UTF-8, never stored, its {@link #CONTENT_SECURITY_POLICY}, and no content sniffing.
+	 * @param headers the response's headers, to add them to
+	 */
+	public static void addHeaders(HttpHeaders headers) {
+		headers.setContentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8));
+		headers.setCacheControl(CacheControl.noStore());
+		headers.set("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+		headers.set("X-Content-Type-Options", "nosniff");
 	}
 
 	/**

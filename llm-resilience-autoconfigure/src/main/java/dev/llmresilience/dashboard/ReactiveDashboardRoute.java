@@ -1,9 +1,5 @@
 package dev.llmresilience.dashboard;
 
-import java.nio.charset.StandardCharsets;
-
-import org.springframework.http.CacheControl;
-import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
@@ -23,12 +19,8 @@ public final class ReactiveDashboardRoute {
 	 * @return the route
 	 */
 	public static RouterFunction<ServerResponse> of(DashboardPage page) {
-		return RouterFunctions.route(RequestPredicates.GET(DashboardPage.PATH), (request) -> ServerResponse.ok()
-			.contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
-			.cacheControl(CacheControl.noStore())
-			.header("Content-Security-Policy", DashboardPage.CONTENT_SECURITY_POLICY)
-			.header("X-Content-Type-Options", "nosniff")
-			.bodyValue(page.html()));
+		return RouterFunctions.route(RequestPredicates.GET(DashboardPage.PATH),
+				(request) -> ServerResponse.ok().headers(DashboardPage::addHeaders).bodyValue(page.html()));
 	}
 
 }

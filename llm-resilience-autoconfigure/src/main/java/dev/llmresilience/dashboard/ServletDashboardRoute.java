@@ -1,9 +1,5 @@
 package dev.llmresilience.dashboard;
 
-import java.nio.charset.StandardCharsets;
-
-import org.springframework.http.CacheControl;
-import org.springframework.http.MediaType;
 import org.springframework.web.servlet.function.RequestPredicates;
 import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.function.RouterFunctions;
@@ -23,12 +19,8 @@ public final class ServletDashboardRoute {
 	 * @return the route
 	 */
 	public static RouterFunction<ServerResponse> of(DashboardPage page) {
-		return RouterFunctions.route(RequestPredicates.GET(DashboardPage.PATH), (request) -> ServerResponse.ok()
-			.contentType(new MediaType(MediaType.TEXT_HTML, StandardCharsets.UTF_8))
-			.cacheControl(CacheControl.noStore())
-			.header("Content-Security-Policy", DashboardPage.CONTENT_SECURITY_POLICY)
-			.header("X-Content-Type-Options", "nosniff")
-			.body(page.html()));
+		return RouterFunctions.route(RequestPredicates.GET(DashboardPage.PATH),
+				(request) -> ServerResponse.ok().headers(DashboardPage::addHeaders).body(page.html()));
 	}
 
 }

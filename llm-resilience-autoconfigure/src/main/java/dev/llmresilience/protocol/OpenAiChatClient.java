@@ -109,7 +109,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			.contentType(MediaType.APPLICATION_JSON)
 			.accept(MediaType.APPLICATION_JSON)
 			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false, false)))
-			.exchangeToMono(this::read)).onErrorMap(this.providerText::classify);
+			.exchangeToMono((response) -> UpstreamHttp.read(response, this::interpret)))
+			.onErrorMap(this.providerText::classify);
 	}
 
 	@Override
@@ -166,7 +167,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		if (!UpstreamHttp.isEventStream(response)) {
 			// An error status, or a provider that ignored "stream" (a JSON body, or one
 			// with no content type at all): read the body whole, exactly like chat.
-			return read(response).map(CompletionDelta::of).flux();
+			return UpstreamHttp.read(response, this::interpret).map(CompletionDelta::of).flux();
 		}
 		StreamLimits limits = new StreamLimits(this.settings);
 		return limits.deltas(new OpenAiStreamReader(this.settings.name(), this.classifier,
@@ -179,12 +180,6 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		ReservedFields.check(request);
 		return this.requests.toWire(request, this.dialect.sendsModel() ? this.settings.model() : null, stream,
 				withOptions && this.dialect.streamUsage());
-	}
-
-	private Mono<Completion> read(ClientResponse response) {
-		int status = response.statusCode().value();
-		HttpHeaders headers = response.headers().asHttpHeaders();
-		return UpstreamHttp.body(response).map((body) -> interpret(status, headers, body));
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {

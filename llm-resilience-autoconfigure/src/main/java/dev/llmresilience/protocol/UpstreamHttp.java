@@ -90,6 +90,38 @@ public final class UpstreamHttp {
 	}
 
 	/**
+	 * Read a whole response and hand its status, headers and body (as {@link #body} reads it) to the
+	 * protocol's reading of an answer: the step every protocol's plain (not streamed) call shares.
+	 * @param response the response
+	 * @param reader reads the answer, or throws the failure it stands for
+	 * @param <T> what the reader makes of it
+	 * @return what the reader made of it
+	 */
+	public static <T> Mono<T> read(ClientResponse response, AnswerReader<T> reader) {
+		int status = response.statusCode().value();
+		HttpHeaders headers = response.headers().asHttpHeaders();
+		return body(response).map((body) -> reader.read(status, headers, body));
+	}
+
+	/**
+	 * A protocol's reading of a whole response.
+	 * @param <T> what it makes of it
+	 */
+	@FunctionalInterface
+	public interface AnswerReader<T> {
+
+		/**
+		 * Read an answer.
+		 * @param status the HTTP status
+		 * @param headers the response's headers
+		 * @param body the body, empty when there is none
+		 * @return what the body says
+		 */
+		T read(int status, HttpHeaders headers, String body);
+
+	}
+
+	/**
 	 * Whether a response to a streamed request is a stream of server-sent events. A response with
 	 * no content type is taken for one; anything else (a JSON answer from a server that ignored the
 	 * request to stream, or an error) is read whole.
