@@ -107,6 +107,25 @@ class ReplaceableFailureClassifierTests {
 		});
 	}
 
+	@Test
+	void userClassifiersRetryAfterDecidesWhetherARateLimitIsWaitedFor() {
+		this.provider.setDispatcher(new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				return new MockResponse.Builder().code(429).setHeader("Content-Type", "application/json").body("{\"error\":{\"message\":\"slow down\"}}").build();
+			}
+		});
+		this.contextRunner.run((context) -> {
+			call(context);
+			assertThat(this.provider.getRequestCount()).as("no Retry-After: retried after the backoff").isEqualTo(3);
+		});
+		this.contextRunner.withUserConfiguration(PatientProviderConfiguration.class).run((context) -> {
+			call(context);
+			assertThat(this.provider.getRequestCount()).as("a wait over max-retry-after (10s): not retried")
+				.isEqualTo(3 + 1);
+		});
+	}
+
 	private static void call(AssertableApplicationContext context) {
 		context.getBean(LlmGateway.class).chat("hello").onErrorResume((ex) -> Mono.empty())
 			.block(Duration.ofSeconds(10));
@@ -131,6 +150,24 @@ class ReplaceableFailureClassifierTests {
 		@Override
 		public boolean isBreakerFailure(Throwable error) {
 			return outcomeOf(error) != Outcome.SERVER_ERROR && super.isBreakerFailure(error);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PatientProviderConfiguration {
+
+		/** Knows that this provider wants a minute between rate-limited requests, header or not. */
+		@Bean
+		FailureClassifier patientClassifier() {
+			return new FailureClassifier(Clock.systemUTC()) {
+
+				@Override
+				public Duration retryAfter(Throwable error) {
+					return (outcomeOf(error) == Outcome.RATE_LIMITED) ? Duration.ofMinutes(1) : super.retryAfter(error);
+				}
+
+			};
 		}
 
 	}
