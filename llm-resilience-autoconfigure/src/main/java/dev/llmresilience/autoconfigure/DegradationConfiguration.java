@@ -116,8 +116,8 @@ class DegradationConfiguration {
 			}
 			return new SpringCacheFallbackCache(cache, settings.getTtl(), Clock.systemUTC());
 		}
-		Validation.check(settings.getMaxEntries() >= 1, "llm.gateway.fallback-cache.max-entries", settings.getMaxEntries(),
-				"less than 1", "Use the number of answers to keep, e.g. 10000.");
+		Validation.atLeast("llm.gateway.fallback-cache.max-entries", settings.getMaxEntries(), 1L,
+				"Use the number of answers to keep, e.g. 10000.");
 		return new CaffeineFallbackCache(settings.getMaxEntries(), settings.getTtl(), Clock.systemUTC());
 	}
 

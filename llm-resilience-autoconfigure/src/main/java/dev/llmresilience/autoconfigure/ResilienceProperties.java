@@ -12,7 +12,7 @@ import org.springframework.util.unit.DataSize;
  * The resilience settings of an endpoint. Used twice: under {@code llm.defaults}, where a value
  * applies to every endpoint that does not set it, and under {@code llm.endpoints.<name>}, where it
  * overrides the default for that endpoint. A key set in neither place takes the built-in default
- * stated on it, which {@code EndpointSettings} applies.
+ * stated on it, declared once in {@code ResilienceDefaults}.
  */
 public class ResilienceProperties {
 

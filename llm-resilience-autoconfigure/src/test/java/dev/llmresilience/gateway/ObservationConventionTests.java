@@ -23,6 +23,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static io.micrometer.observation.tck.TestObservationRegistryAssert.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The names and key values of the call and attempt observations come from their conventions: the
@@ -60,7 +61,7 @@ class ObservationConventionTests {
 	@Test
 	void withoutConventionBeansTheStartersNamesAndKeysApply() {
 		this.contextRunner.run((context) -> {
-			TestObservationRegistry registry = answer(context);
+			TestObservationRegistry registry = answer(context, DefaultCallObservationConvention.NAME);
 			assertThat(registry).hasObservationWithNameEqualTo(DefaultCallObservationConvention.NAME)
 				.that()
 				.hasContextualNameEqualTo("llm default")
@@ -80,7 +81,7 @@ class ObservationConventionTests {
 	@Test
 	void conventionBeansOfTheApplicationNameAndTagTheObservations() {
 		this.contextRunner.withUserConfiguration(ConventionConfiguration.class).run((context) -> {
-			TestObservationRegistry registry = answer(context);
+			TestObservationRegistry registry = answer(context, "shop.llm.call");
 			assertThat(registry).hasNumberOfObservationsWithNameEqualTo(DefaultCallObservationConvention.NAME, 0)
 				.hasNumberOfObservationsWithNameEqualTo(DefaultAttemptObservationConvention.NAME, 0)
 				.hasObservationWithNameEqualTo("shop.llm.call")
@@ -96,9 +97,13 @@ class ObservationConventionTests {
 		});
 	}
 
-	private static TestObservationRegistry answer(AssertableApplicationContext context) {
+	// The call's observation stops (and takes its contextual name) just after the answer reaches the caller.
+	private static TestObservationRegistry answer(AssertableApplicationContext context, String call) {
 		context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10));
-		return (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+		TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+		await().atMost(Duration.ofSeconds(10))
+			.untilAsserted(() -> assertThat(registry).hasObservationWithNameEqualTo(call).that().hasBeenStopped());
+		return registry;
 	}
 
 	@Configuration(proxyBeanMethods = false)
