@@ -20,7 +20,6 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.LlmGateway;
-import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -226,20 +225,8 @@ class AnthropicClientTests {
 		});
 	}
 
-	// Each recorded response in turn: its status, its headers (but those of the connection), its body.
 	private void replay(String recording) {
-		for (JsonNode exchange : mapper.readTree(fixture(recording))) {
-			JsonNode response = exchange.get("response");
-			JsonNode body = response.get("body");
-			MockResponse.Builder replayed = new MockResponse.Builder().code(response.get("status_code").asInt());
-			response.get("headers").properties().forEach((header) -> {
-				if (!List.of("content-length", "connection", "transfer-encoding").contains(header.getKey())) {
-					replayed.setHeader(header.getKey(), header.getValue().asString());
-				}
-			});
-			this.upstreams.server("primary")
-				.enqueue(replayed.body(body.isString() ? body.asString() : mapper.writeValueAsString(body)).build());
-		}
+		AnthropicSessions.serve(AnthropicSessions.read(recording), this.upstreams.server("primary"));
 	}
 
 }
