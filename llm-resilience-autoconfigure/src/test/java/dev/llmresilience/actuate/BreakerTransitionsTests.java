@@ -3,7 +3,7 @@ package dev.llmresilience.actuate;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -19,8 +19,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.error;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.RouteBalanceDescriptor;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;

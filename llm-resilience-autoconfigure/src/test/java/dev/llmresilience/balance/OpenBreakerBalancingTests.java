@@ -2,7 +2,7 @@ package dev.llmresilience.balance;
 
 import java.time.Duration;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;

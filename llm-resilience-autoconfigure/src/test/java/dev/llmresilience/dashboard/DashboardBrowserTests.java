@@ -4,7 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import org.junit.jupiter.api.AfterEach;
@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.error;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

@@ -5,7 +5,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmDashboardAutoConfiguration;

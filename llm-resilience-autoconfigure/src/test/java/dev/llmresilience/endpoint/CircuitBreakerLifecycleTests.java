@@ -6,8 +6,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams.Gate;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams.Gate;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -17,8 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.error;
 import static dev.llmresilience.endpoint.DirectEndpoints.DEFAULT_BREAKER;
 import static dev.llmresilience.endpoint.DirectEndpoints.call;
 import static dev.llmresilience.endpoint.DirectEndpoints.retry;

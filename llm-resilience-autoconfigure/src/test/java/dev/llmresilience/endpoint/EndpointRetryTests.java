@@ -19,8 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.error;
 import static dev.llmresilience.endpoint.DirectEndpoints.DEFAULT_BREAKER;
 import static dev.llmresilience.endpoint.DirectEndpoints.retry;
 import static org.assertj.core.api.Assertions.assertThat;

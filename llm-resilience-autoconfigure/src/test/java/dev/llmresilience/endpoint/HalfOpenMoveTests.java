@@ -13,7 +13,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.llmresilience.MockUpstreams.Gate;
+import dev.llmresilience.support.MockUpstreams.Gate;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -32,7 +32,7 @@ import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

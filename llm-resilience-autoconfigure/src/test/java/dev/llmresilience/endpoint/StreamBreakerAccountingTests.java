@@ -9,8 +9,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import dev.llmresilience.StreamTestSupport.FakeClient;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.StreamTestSupport.FakeClient;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -30,9 +30,9 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.StreamTestSupport.counted;
-import static dev.llmresilience.StreamTestSupport.finished;
-import static dev.llmresilience.StreamTestSupport.text;
+import static dev.llmresilience.support.StreamTestSupport.counted;
+import static dev.llmresilience.support.StreamTestSupport.finished;
+import static dev.llmresilience.support.StreamTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -2,8 +2,8 @@ package dev.llmresilience.endpoint;
 
 import java.time.Duration;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.Gate;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.Gate;
 import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
@@ -31,8 +31,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

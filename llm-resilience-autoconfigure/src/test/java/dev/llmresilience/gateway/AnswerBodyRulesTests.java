@@ -1,7 +1,7 @@
 package dev.llmresilience.gateway;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.fixture;
+import static dev.llmresilience.support.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams.Gate;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams.Gate;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -23,10 +23,10 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.StreamTestSupport.sse;
-import static dev.llmresilience.StreamTestSupport.stream;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.StreamTestSupport.stream;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

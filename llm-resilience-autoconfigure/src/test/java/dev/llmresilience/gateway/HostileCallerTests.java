@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -23,10 +23,10 @@ import reactor.test.StepVerifier;
 
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.MockUpstreams.error;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

@@ -10,10 +10,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams.Gate;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams.Gate;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -35,10 +35,10 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.StreamTestSupport.fixture;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.StreamTestSupport.fixture;
+import static dev.llmresilience.support.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -8,8 +8,8 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -32,13 +32,13 @@ import reactor.test.StepVerifier;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import static dev.llmresilience.MockUpstreams.PRIMARY_KEY;
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.MockUpstreams.error;
-import static dev.llmresilience.MockUpstreams.json;
-import static dev.llmresilience.MockUpstreams.recorded;
+import static dev.llmresilience.support.MockUpstreams.PRIMARY_KEY;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.recorded;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.llmresilience.StreamTestSupport.FakeClient;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.StreamTestSupport.FakeClient;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointRegistry;
@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.StreamTestSupport.counted;
-import static dev.llmresilience.StreamTestSupport.finished;
-import static dev.llmresilience.StreamTestSupport.text;
+import static dev.llmresilience.support.StreamTestSupport.counted;
+import static dev.llmresilience.support.StreamTestSupport.finished;
+import static dev.llmresilience.support.StreamTestSupport.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.StreamTestSupport.Ending;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.StreamTestSupport.Ending;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -32,10 +32,10 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 
-import static dev.llmresilience.StreamTestSupport.content;
-import static dev.llmresilience.StreamTestSupport.fixture;
-import static dev.llmresilience.StreamTestSupport.role;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.StreamTestSupport.content;
+import static dev.llmresilience.support.StreamTestSupport.fixture;
+import static dev.llmresilience.support.StreamTestSupport.role;
+import static dev.llmresilience.support.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

@@ -30,8 +30,8 @@ import com.openai.models.chat.completions.ChatCompletionMessageToolCall;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import com.openai.models.models.Model;
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import mockwebserver3.RecordedRequest;
@@ -46,9 +46,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.boot.WebApplicationType;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.fixture;
+import static dev.llmresilience.support.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

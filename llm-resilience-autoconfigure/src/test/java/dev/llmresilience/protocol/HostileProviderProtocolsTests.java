@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.ProtocolUpstreams;
+import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -26,8 +26,8 @@ import reactor.test.StepVerifier;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 

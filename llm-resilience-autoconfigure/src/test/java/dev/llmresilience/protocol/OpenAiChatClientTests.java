@@ -5,8 +5,8 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -24,12 +24,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.PRIMARY_KEY;
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.completionBody;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.PRIMARY_KEY;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.completionBody;
+import static dev.llmresilience.support.MockUpstreams.fixture;
+import static dev.llmresilience.support.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 

@@ -8,8 +8,8 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.StreamTestSupport.Ending;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.StreamTestSupport.Ending;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
@@ -33,11 +33,11 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.StreamTestSupport.DONE;
-import static dev.llmresilience.StreamTestSupport.content;
-import static dev.llmresilience.StreamTestSupport.fixture;
-import static dev.llmresilience.StreamTestSupport.role;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.StreamTestSupport.DONE;
+import static dev.llmresilience.support.StreamTestSupport.content;
+import static dev.llmresilience.support.StreamTestSupport.fixture;
+import static dev.llmresilience.support.StreamTestSupport.role;
+import static dev.llmresilience.support.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

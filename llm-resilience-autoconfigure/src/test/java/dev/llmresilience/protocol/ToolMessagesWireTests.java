@@ -2,7 +2,7 @@ package dev.llmresilience.protocol;
 
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -19,10 +19,10 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.fixture;
+import static dev.llmresilience.support.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 

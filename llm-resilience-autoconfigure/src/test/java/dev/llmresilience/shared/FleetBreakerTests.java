@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.endpoint;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpoint.BreakersDescriptor;
 import dev.llmresilience.chat.ChatResponse;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.StreamTestSupport;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.SpringAiAutoConfiguration;
 import dev.llmresilience.chat.Attempt;
@@ -29,9 +29,9 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.MockUpstreams.error;
+import static dev.llmresilience.support.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 

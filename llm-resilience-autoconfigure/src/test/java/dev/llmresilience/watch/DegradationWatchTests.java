@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.degrade.MutableClock;
+import dev.llmresilience.support.MutableClock;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUnavailableException;

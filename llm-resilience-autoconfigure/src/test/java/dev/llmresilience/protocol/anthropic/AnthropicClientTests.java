@@ -5,9 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.ProtocolUpstreams;
+import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatMessage;
@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.fixture;
+import static dev.llmresilience.support.MockUpstreams.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -217,7 +217,7 @@ class AnthropicClientTests {
 		this.upstreams.server("primary").enqueue(json(401, "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
 				+ "\"message\":\"invalid x-api-key " + KEY + "\"}}"));
 		this.upstreams.runner().run((context) -> {
-			Throwable error = catchThrowable(() -> dev.llmresilience.MockUpstreams.endpoint(context, "primary")
+			Throwable error = catchThrowable(() -> dev.llmresilience.support.MockUpstreams.endpoint(context, "primary")
 				.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 				})
 				.block(Duration.ofSeconds(10)));

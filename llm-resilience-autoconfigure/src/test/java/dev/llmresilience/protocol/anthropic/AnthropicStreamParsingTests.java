@@ -7,9 +7,9 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.StreamTestSupport;
-import dev.llmresilience.Wire;
+import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.StreamTestSupport;
+import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
@@ -31,8 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.MockUpstreams.json;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.MockUpstreams.json;
+import static dev.llmresilience.support.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

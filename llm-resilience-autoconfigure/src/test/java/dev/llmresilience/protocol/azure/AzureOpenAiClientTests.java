@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.RecordedAttempts;
-import dev.llmresilience.Wire;
+import dev.llmresilience.support.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.ProtocolUpstreams;
+import dev.llmresilience.support.RecordedAttempts;
+import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -27,10 +27,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.MockUpstreams.chat;
+import static dev.llmresilience.support.MockUpstreams.fixture;
+import static dev.llmresilience.support.MockUpstreams.json;
+import static dev.llmresilience.support.StreamTestSupport.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

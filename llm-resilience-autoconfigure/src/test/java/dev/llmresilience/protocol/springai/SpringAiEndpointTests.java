@@ -5,7 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
