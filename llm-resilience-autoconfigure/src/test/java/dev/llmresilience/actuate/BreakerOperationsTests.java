@@ -1,6 +1,5 @@
 package dev.llmresilience.actuate;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +11,8 @@ import dev.llmresilience.autoconfigure.LlmHealthContributorAutoConfiguration;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -34,12 +35,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @ExtendWith(OutputCaptureExtension.class)
 class BreakerOperationsTests {
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	BreakerOperationsTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class,
 					LlmBreakersEndpointAutoConfiguration.class, LlmHealthContributorAutoConfiguration.class))
@@ -67,12 +68,12 @@ class BreakerOperationsTests {
 
 	@Test
 	void forcedOpenSendsTrafficToTheNextEndpointWithoutCallingThePrimary() {
-		this.upstreams.backup.enqueue(Upstreams.completion("small-test", "from backup", 1, 1));
+		this.upstreams.backup().enqueue(Answers.completion("small-test", "from backup", 1, 1));
 		this.contextRunner.run((context) -> {
 			context.getBean(LlmBreakersEndpoint.class).transition("primary", "FORCED_OPEN");
 			assertThat(context.getBean(LlmGateway.class).chat("hi").block(Duration.ofSeconds(10)).tier())
 				.isEqualTo(Tier.FALLBACK);
-			assertThat(this.upstreams.primary.getRequestCount()).isZero();
+			assertThat(this.upstreams.primary().getRequestCount()).isZero();
 		});
 	}
 
@@ -127,10 +128,10 @@ class BreakerOperationsTests {
 	@Test
 	void eachTransitionIsLoggedOnceAtWarnWithRateAndWindowAndNoKey(CapturedOutput output) {
 		for (int i = 0; i < 2; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(500));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
 		}
-		this.upstreams.backup.enqueue(Upstreams.completion("small-test", "ok", 1, 1));
-		// at DEBUG the gateway logs each failure's message, which repeats the key (Upstreams.status)
+		this.upstreams.backup().enqueue(Answers.completion("small-test", "ok", 1, 1));
+		// at DEBUG the gateway logs each failure's message, which repeats the key (FakeUpstream.status)
 		LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
 		logging.setLogLevel("dev.llmresilience", LogLevel.DEBUG);
 		try {
@@ -145,9 +146,9 @@ class BreakerOperationsTests {
 				.contains("'primary'")
 				.contains("failure rate 100.0 %")
 				.contains("over the 2 calls in its window of 2")
-				.doesNotContain(Upstreams.KEY));
+				.doesNotContain(FakeUpstream.PRICED_KEY));
 		assertThat(output.getAll()).contains("failed with SERVER_ERROR", "upstream says 500 to Authorization: Bearer [redacted] (key [redacted])")
-			.doesNotContain(Upstreams.KEY)
+			.doesNotContain(FakeUpstream.PRICED_KEY)
 			.doesNotContain("Exception:");
 	}
 

@@ -1,6 +1,5 @@
 package dev.llmresilience.actuate;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.Map;
 
@@ -9,6 +8,8 @@ import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmHealthContributorAutoConfiguration;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.AfterEach;
@@ -32,12 +33,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class DegradationVisibilityTests {
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	DegradationVisibilityTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = this.upstreams.withMeters()
 			.withConfiguration(AutoConfigurations.of(LlmBreakersEndpointAutoConfiguration.class,
 					LlmHealthContributorAutoConfiguration.class))
@@ -52,8 +53,8 @@ class DegradationVisibilityTests {
 	@Test
 	void fallbackAnswersShowInTheMetersTheHealthDetailsAndTheActuator() {
 		failPrimaryOnce();
-		this.upstreams.backup.enqueue(Upstreams.completion("small-test", "from backup", 1, 1));
-		this.upstreams.primary.enqueue(Upstreams.completion("gpt-test", "from primary", 1, 1));
+		this.upstreams.backup().enqueue(Answers.completion("small-test", "from backup", 1, 1));
+		this.upstreams.primary().enqueue(Answers.completion("gpt-test", "from primary", 1, 1));
 		this.contextRunner.run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
@@ -87,7 +88,7 @@ class DegradationVisibilityTests {
 	void aRouteStillDegradedAfterWarnAfterIsLoggedOnce(CapturedOutput output) {
 		for (int i = 0; i < 3; i++) {
 			failPrimaryOnce();
-			this.upstreams.backup.enqueue(Upstreams.completion("small-test", "from backup", 1, 1));
+			this.upstreams.backup().enqueue(Answers.completion("small-test", "from backup", 1, 1));
 		}
 		this.contextRunner.withPropertyValues("llm.degradation.warn-after=1ms").run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
@@ -121,7 +122,7 @@ class DegradationVisibilityTests {
 
 	private void failPrimaryOnce() {
 		for (int i = 0; i < 3; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(500));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
 		}
 	}
 

@@ -1,6 +1,5 @@
 package dev.llmresilience.actuate;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +11,8 @@ import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -37,12 +38,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class HedgeOperationsTests {
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	HedgeOperationsTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
@@ -62,14 +63,14 @@ class HedgeOperationsTests {
 	@Test
 	void hedgeShowsInMetersAndInTheActuator() {
 		CountDownLatch release = new CountDownLatch(1);
-		this.upstreams.primary.setDispatcher(new Dispatcher() {
+		this.upstreams.primary().setDispatcher(new Dispatcher() {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
 				release.await(20, TimeUnit.SECONDS);
-				return Upstreams.completion("gpt-test", "too late", 1, 1);
+				return Answers.completion("gpt-test", "too late", 1, 1);
 			}
 		});
-		this.upstreams.backup.enqueue(Upstreams.completion("small-test", "from backup", 3, 2));
+		this.upstreams.backup().enqueue(Answers.completion("small-test", "from backup", 3, 2));
 		this.contextRunner.run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
 			StepVerifier.withVirtualTime(() -> gateway.chat(ChatRequest.ofUser("hello")))

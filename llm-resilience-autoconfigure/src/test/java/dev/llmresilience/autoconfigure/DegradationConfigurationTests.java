@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.cache.CachedAnswer;
 import dev.llmresilience.cache.FallbackCache;
@@ -22,6 +21,7 @@ import dev.llmresilience.deferred.InMemoryDeferredStore;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,8 +38,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -49,11 +49,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DegradationConfigurationTests {
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.chat.ChatRequest;
@@ -22,6 +21,7 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import mockwebserver3.MockResponse;
@@ -44,9 +44,9 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.support.MockUpstreams.completion;
-import static dev.llmresilience.support.MockUpstreams.json;
-import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.Answers.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
@@ -196,12 +196,12 @@ class KeySafetyTests {
 		}
 		// streams: error events and statuses that echo the key before the first token, one after it,
 		// and a stream whose every event names the key as its model
-		stream(gateway, List.of(sse(errorEvent()), sse(errorEvent())), List.of(sse(StreamTestSupport.stream("ok"))));
+		stream(gateway, List.of(sse(errorEvent()), sse(errorEvent())), List.of(sse(Answers.stream("ok"))));
 		stream(gateway, List.of(echo(500, "server_error"), echo(429, "rate_limit_exceeded")),
-				List.of(sse(StreamTestSupport.stream("ok"))));
-		stream(gateway, List.of(sse(StreamTestSupport.role() + StreamTestSupport.content("Hel") + errorEvent())),
+				List.of(sse(Answers.stream("ok"))));
+		stream(gateway, List.of(sse(Answers.role() + Answers.content("Hel") + errorEvent())),
 				List.of());
-		stream(gateway, List.of(sse(StreamTestSupport.stream("ok").replace("\"object\"",
+		stream(gateway, List.of(sse(Answers.stream("ok").replace("\"object\"",
 				"\"model\":\"" + PRIMARY_KEY + " " + HOSTILE_MODEL + UUID.randomUUID() + "\",\"object\""))), List.of());
 		// nothing answers: busy, busy as an error, and a deferred request the provider then refuses
 		call(gateway, List.of(echo(500, "server_error"), echo(500, "server_error")),

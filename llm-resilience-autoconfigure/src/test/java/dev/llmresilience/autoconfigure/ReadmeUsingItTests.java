@@ -11,9 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +26,7 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.io.ByteArrayResource;
 
-import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,11 +39,11 @@ class ReadmeUsingItTests {
 
 	private static final Path README = Path.of(System.getProperty("readme", "../README.md"));
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

@@ -10,12 +10,12 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.RouteBalanceDescriptor;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
+import dev.llmresilience.support.Answers;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -115,9 +115,9 @@ final class BalancedUpstreams implements AutoCloseable {
 		public MockResponse dispatch(RecordedRequest request) {
 			this.requests.incrementAndGet();
 			if (this.status != 200) {
-				return MockUpstreams.error(this.status, "server_error");
+				return Answers.error(this.status, "server_error");
 			}
-			return new MockResponse.Builder(MockUpstreams.completion(this.name))
+			return new MockResponse.Builder(Answers.completion(this.name))
 				.headersDelay(this.delay.toMillis(), TimeUnit.MILLISECONDS)
 				.build();
 		}

@@ -1,11 +1,9 @@
 package dev.llmresilience.cache;
 
-import dev.llmresilience.support.MutableClock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
 
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
@@ -20,6 +18,8 @@ import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.MutableClock;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,9 +33,9 @@ import org.springframework.cache.concurrent.ConcurrentMapCacheManager;
 import org.springframework.cache.support.SimpleCacheManager;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.completion;
-import static dev.llmresilience.support.MockUpstreams.error;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -57,11 +57,11 @@ class FallbackCacheTests {
 
 	private final MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

@@ -1,13 +1,10 @@
 package dev.llmresilience.deferred;
 
-import dev.llmresilience.support.DeferredEvents;
-import dev.llmresilience.support.MutableClock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -22,6 +19,9 @@ import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.support.DeferredEvents;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.MutableClock;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.micrometer.observation.ObservationRegistry;
 import mockwebserver3.RecordedRequest;
@@ -38,12 +38,12 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.event.EventListener;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.completion;
-import static dev.llmresilience.support.MockUpstreams.endpoint;
-import static dev.llmresilience.support.MockUpstreams.error;
-import static dev.llmresilience.support.MockUpstreams.fixture;
-import static dev.llmresilience.support.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -60,13 +60,13 @@ class DeferredTierTests {
 
 	private static final String QUEUED = "Your request is queued and will be answered shortly.";
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	private RecordingVirtualTime time;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		this.time = RecordingVirtualTime.install();
 	}
 

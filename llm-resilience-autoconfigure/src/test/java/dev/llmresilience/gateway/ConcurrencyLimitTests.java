@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.support.MockUpstreams;
-import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.actuate.ConcurrencyDescriptor;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
@@ -17,6 +15,8 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -29,7 +29,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -41,13 +41,13 @@ import static org.awaitility.Awaitility.await;
  */
 class ConcurrencyLimitTests {
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
-	private final MockUpstreams.Gate gate = new MockUpstreams.Gate(completion("held answer"));
+	private final FakeUpstream.Gate gate = new FakeUpstream.Gate(completion("held answer"));
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		this.upstreams.primary().setDispatcher(this.gate);
 	}
 
@@ -101,7 +101,7 @@ class ConcurrencyLimitTests {
 		runner("llm.gateway.max-concurrent-calls=1", "llm.gateway.fallback-cache.enabled=true").run((context) -> {
 			this.gate.open();
 			assertThat(chat(context, ChatRequest.ofUser("asked before")).tier()).isEqualTo(Tier.PRIMARY);
-			MockUpstreams.Gate again = new MockUpstreams.Gate(completion("held answer"));
+			FakeUpstream.Gate again = new FakeUpstream.Gate(completion("held answer"));
 			this.upstreams.primary().setDispatcher(again);
 			try {
 				CompletableFuture<ChatResponse> held = hold(context, "held");
@@ -127,7 +127,7 @@ class ConcurrencyLimitTests {
 
 	@Test
 	void aStreamHoldsItsPermitUntilItEndsAndIsRefusedWithOneBusyChunk() {
-		MockUpstreams.Gate held = new MockUpstreams.Gate(StreamTestSupport.sse(StreamTestSupport.stream("held", " stream")));
+		FakeUpstream.Gate held = new FakeUpstream.Gate(Answers.sse(Answers.stream("held", " stream")));
 		this.upstreams.primary().setDispatcher(held);
 		runner("llm.gateway.max-concurrent-calls=1").run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);

@@ -3,12 +3,13 @@ package dev.llmresilience.gateway;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.support.MockUpstreams.Gate;
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.QueueDispatcher;
 import org.junit.jupiter.api.AfterEach;
@@ -19,7 +20,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -34,11 +35,11 @@ class DeadlineTests {
 
 	private static final Duration VERIFY = Duration.ofSeconds(10);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		this.upstreams.primary().setDispatcher(new Gate(completion("too late")));
 	}
 
@@ -182,9 +183,9 @@ class DeadlineTests {
 					})
 					.expectComplete()
 					.verify(VERIFY);
-				assertThat(MockUpstreams.BreakerCalls.of(context, "backup")).isEqualTo(MockUpstreams.BreakerCalls.NONE);
-				assertThat(MockUpstreams.BreakerCalls.of(context, "primary"))
-					.isEqualTo(MockUpstreams.BreakerCalls.failures(1));
+				assertThat(BreakerCalls.of(context, "backup")).isEqualTo(BreakerCalls.NONE);
+				assertThat(BreakerCalls.of(context, "primary"))
+					.isEqualTo(BreakerCalls.failures(1));
 			});
 	}
 
@@ -221,7 +222,7 @@ class DeadlineTests {
 		this.upstreams.primary().setDispatcher(new QueueDispatcher());
 		this.upstreams.primary().enqueue(completion("quick"));
 		runner().withPropertyValues("llm.gateway.deadline=5s").run((context) -> {
-			assertThat(MockUpstreams.chat(context).tier()).isEqualTo(Tier.PRIMARY);
+			assertThat(FakeUpstream.chat(context).tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(this.upstreams.primary().getRequestCount()).isOne();
 		});
 	}

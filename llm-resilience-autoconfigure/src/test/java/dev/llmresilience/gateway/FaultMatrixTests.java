@@ -1,6 +1,5 @@
 package dev.llmresilience.gateway;
 
-import dev.llmresilience.support.RawHttpServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -15,9 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
-import dev.llmresilience.support.MockUpstreams.BreakerCalls;
-import dev.llmresilience.support.MockUpstreams.Gate;
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -25,6 +21,10 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
+import dev.llmresilience.support.RawHttpServer;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
@@ -39,11 +39,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import static dev.llmresilience.support.MockUpstreams.completion;
-import static dev.llmresilience.support.MockUpstreams.completionBody;
-import static dev.llmresilience.support.MockUpstreams.error;
-import static dev.llmresilience.support.MockUpstreams.json;
-import static dev.llmresilience.support.MockUpstreams.recorded;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.completionBody;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.Answers.recorded;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
@@ -91,7 +91,7 @@ class FaultMatrixTests {
 	private static final List<Outcome> THREE_SERVER_ERRORS = List.of(Outcome.SERVER_ERROR, Outcome.SERVER_ERROR,
 			Outcome.SERVER_ERROR);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	private final List<AutoCloseable> resources = new ArrayList<>();
 
@@ -101,15 +101,15 @@ class FaultMatrixTests {
 	 */
 	@BeforeAll
 	static void warmUp() {
-		try (MockUpstreams warm = MockUpstreams.start()) {
+		try (FakeUpstream warm = FakeUpstream.start()) {
 			warm.primary().enqueue(completion("warm"));
-			warm.runner().run((context) -> assertThat(MockUpstreams.chat(context).content()).isEqualTo("warm"));
+			warm.runner().run((context) -> assertThat(FakeUpstream.chat(context).content()).isEqualTo("warm"));
 		}
 	}
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -321,7 +321,7 @@ class FaultMatrixTests {
 			.message("HTTP " + status);
 	}
 
-	private static Upstream mock(MockUpstreams upstreams, int times, MockResponse response) {
+	private static Upstream mock(FakeUpstream upstreams, int times, MockResponse response) {
 		MockWebServer primary = upstreams.primary();
 		for (int i = 0; i < times; i++) {
 			primary.enqueue(response);
@@ -329,7 +329,7 @@ class FaultMatrixTests {
 		return Upstream.of(primary.url("/v1").toString(), primary::getRequestCount);
 	}
 
-	private static Upstream held(MockUpstreams upstreams) {
+	private static Upstream held(FakeUpstream upstreams) {
 		Gate gate = new Gate(completion("too late"));
 		upstreams.primary().setDispatcher(gate);
 		return new Upstream(upstreams.primary().url("/v1").toString(), upstreams.primary()::getRequestCount, () -> {
@@ -352,7 +352,7 @@ class FaultMatrixTests {
 		}
 	}
 
-	private static Upstream redirectElsewhere(MockUpstreams upstreams) {
+	private static Upstream redirectElsewhere(FakeUpstream upstreams) {
 		MockWebServer elsewhere = new MockWebServer();
 		try {
 			elsewhere.start();
@@ -469,11 +469,11 @@ class FaultMatrixTests {
 	}
 
 	/** One row of the matrix, built fluently. */
-	record Fault(String name, Function<MockUpstreams, Upstream> upstream, Duration timeout, String[] properties,
+	record Fault(String name, Function<FakeUpstream, Upstream> upstream, Duration timeout, String[] properties,
 			Expected expected, List<Outcome> outcomes, int requests, BreakerCalls breaker, Duration bound,
 			String message) {
 
-		static Fault of(String name, Function<MockUpstreams, Upstream> upstream) {
+		static Fault of(String name, Function<FakeUpstream, Upstream> upstream) {
 			return new Fault(name, upstream, TIMEOUT, new String[0], Expected.FALL_BACK, List.of(), 0,
 					BreakerCalls.NONE, Duration.ZERO, "");
 		}

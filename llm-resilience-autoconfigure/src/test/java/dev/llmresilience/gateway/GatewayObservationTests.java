@@ -1,10 +1,11 @@
 package dev.llmresilience.gateway;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.function.Predicate;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;
@@ -21,12 +22,12 @@ class GatewayObservationTests {
 	private static final Predicate<Observation.ContextView> IS_CALL = (parent) -> GatewayObservations.CALL
 		.equals(parent.getName());
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	GatewayObservationTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class))
 			.withBean(ObservationRegistry.class, TestObservationRegistry::create)
@@ -40,10 +41,10 @@ class GatewayObservationTests {
 
 	@Test
 	void oneObservationPerCallWithOneChildPerAttempt() {
-		this.upstreams.primary.enqueue(Upstreams.status(500));
-		this.upstreams.primary.enqueue(Upstreams.status(500));
-		this.upstreams.primary.enqueue(Upstreams.status(500));
-		this.upstreams.backup.enqueue(Upstreams.completion("small-test", "hi", 5, 2));
+		this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
+		this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
+		this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
+		this.upstreams.backup().enqueue(Answers.completion("small-test", "hi", 5, 2));
 		this.contextRunner.run((context) -> {
 			context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10));
 			TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);

@@ -10,10 +10,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.support.MockUpstreams;
-import dev.llmresilience.support.MockUpstreams.BreakerCalls;
-import dev.llmresilience.support.MockUpstreams.Gate;
-import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -21,6 +17,10 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -35,10 +35,10 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.support.MockUpstreams.completion;
-import static dev.llmresilience.support.MockUpstreams.endpoint;
-import static dev.llmresilience.support.StreamTestSupport.fixture;
-import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.streamFixture;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -55,11 +55,11 @@ class LivenessTests {
 
 	private static final Duration VERIFY = Duration.ofSeconds(15);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -70,10 +70,10 @@ class LivenessTests {
 
 	@Test
 	void chatGoesUpstreamAsAStreamAndIsAssembledIntoOneAnswer() throws Exception {
-		String recorded = fixture("pysdk-stream-basic-stop-usage.sse");
+		String recorded = streamFixture("pysdk-stream-basic-stop-usage.sse");
 		this.upstreams.primary().enqueue(sse(recorded));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.content()).isEqualTo(textOf(recorded)).startsWith("I'm unable to provide real-time weather");
 			assertThat(answer.finishReason()).isEqualTo("stop");
@@ -89,9 +89,9 @@ class LivenessTests {
 
 	@Test
 	void toolCallsStreamedUpstreamAreAssembledIntoTheChatAnswer() {
-		this.upstreams.primary().enqueue(sse(fixture("pysdk-stream-parallel-tool-calls.sse")));
+		this.upstreams.primary().enqueue(sse(streamFixture("pysdk-stream-parallel-tool-calls.sse")));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.finishReason()).isEqualTo("tool_calls");
 			assertThat(answer.toolCalls()).extracting(ToolCall::name).containsExactly("GetWeatherArgs", "get_stock_price");
 			assertThat(answer.toolCalls()).extracting(ToolCall::id).allSatisfy((id) -> assertThat(id).startsWith("call_"));
@@ -106,7 +106,7 @@ class LivenessTests {
 	void plainJsonAnswerToAStreamedRequestIsAcceptedAsItIs() throws Exception {
 		this.upstreams.primary().enqueue(completion("a plain answer"));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.content()).isEqualTo("a plain answer");
 			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.successes(1));
@@ -117,13 +117,13 @@ class LivenessTests {
 
 	@Test
 	void serverThatRefusesStreamOptionsIsAskedAgainWithoutThemAndNeverWithThemAgain() throws Exception {
-		this.upstreams.primary().enqueue(MockUpstreams.json(400, "{\"error\":{\"message\":\"Unrecognized request "
+		this.upstreams.primary().enqueue(Answers.json(400, "{\"error\":{\"message\":\"Unrecognized request "
 				+ "argument supplied: stream_options\",\"type\":\"invalid_request_error\",\"code\":null}}"));
-		this.upstreams.primary().enqueue(sse(StreamTestSupport.stream("first")));
-		this.upstreams.primary().enqueue(sse(StreamTestSupport.stream("second")));
+		this.upstreams.primary().enqueue(sse(Answers.stream("first")));
+		this.upstreams.primary().enqueue(sse(Answers.stream("second")));
 		this.upstreams.runner().run((context) -> {
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("first");
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("second");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("first");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("second");
 			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.successes(2));
 		});
 		List<JsonNode> sent = new ArrayList<>();
@@ -136,13 +136,13 @@ class LivenessTests {
 
 	@Test
 	void serverThatRefusesStreamingIsSentPlainRequestsFromThenOn() throws Exception {
-		this.upstreams.primary().enqueue(MockUpstreams.json(400,
+		this.upstreams.primary().enqueue(Answers.json(400,
 				"{\"error\":{\"message\":\"stream is not supported by this server\",\"type\":\"invalid_request_error\"}}"));
 		this.upstreams.primary().enqueue(completion("plain one"));
 		this.upstreams.primary().enqueue(completion("plain two"));
 		this.upstreams.runner().run((context) -> {
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("plain one");
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("plain two");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("plain one");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("plain two");
 		});
 		this.upstreams.primary().takeRequest();
 		assertThat(mapper.readTree(this.upstreams.primary().takeRequest().getBody().utf8()).has("stream")).isFalse();
@@ -240,7 +240,7 @@ class LivenessTests {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
 				return request.getBody().utf8().contains("wait") ? held.dispatch(request)
-						: MockUpstreams.json(500, "{\"error\":{\"message\":\"down\"}}");
+						: Answers.json(500, "{\"error\":{\"message\":\"down\"}}");
 			}
 		});
 		this.upstreams.backup().setDispatcher(answering("from backup"));
@@ -257,7 +257,7 @@ class LivenessTests {
 				gateway.stream(ChatRequest.ofUser("wait in a stream")).subscribe(releasedStream::add);
 				awaitRequests(this.upstreams.primary(), 4);
 				for (int i = 0; i < 4; i++) {
-					assertThat(MockUpstreams.chat(context, ChatRequest.ofUser("fail " + i)).tier()).isEqualTo(Tier.FALLBACK);
+					assertThat(FakeUpstream.chat(context, ChatRequest.ofUser("fail " + i)).tier()).isEqualTo(Tier.FALLBACK);
 				}
 				CircuitBreaker primary = endpoint(context, "primary").circuitBreaker();
 				assertThat(primary.getState()).isEqualTo(CircuitBreaker.State.OPEN);
@@ -316,12 +316,12 @@ class LivenessTests {
 			.socketHandler((socket) -> {
 				try (BufferedSink sink = Okio.buffer(socket.getSink())) {
 					for (String word : words) {
-						chunk(sink, StreamTestSupport.content(word));
+						chunk(sink, Answers.content(word));
 						// the fake provider's own pace: the test itself does not wait on it
 						Thread.sleep(period.toMillis());
 					}
-					chunk(sink, StreamTestSupport.finish("stop"));
-					chunk(sink, StreamTestSupport.usage(10, words.size()));
+					chunk(sink, Answers.finish("stop"));
+					chunk(sink, Answers.usage(10, words.size()));
 					chunk(sink, "data: [DONE]\n\n");
 					sink.writeUtf8("0\r\n\r\n").flush();
 				}

@@ -3,12 +3,12 @@ package dev.llmresilience.gateway;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.llmresilience.support.MockUpstreams;
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmInvalidRequestException;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,8 +16,8 @@ import reactor.test.StepVerifier;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -40,11 +40,11 @@ class RouteSelectorTests {
 
 	}
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.support.StreamTestSupport.Ending;
-import dev.llmresilience.support.StreamTestSupport;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -18,6 +16,8 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.Answers.Ending;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -32,10 +32,10 @@ import org.springframework.boot.test.context.assertj.AssertableApplicationContex
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 
-import static dev.llmresilience.support.StreamTestSupport.content;
-import static dev.llmresilience.support.StreamTestSupport.fixture;
-import static dev.llmresilience.support.StreamTestSupport.role;
-import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.content;
+import static dev.llmresilience.support.Answers.role;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.streamFixture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -78,7 +78,7 @@ class StreamingGatewayTests {
 
 	@Test
 	void streamsTheAnswerFromThePrimaryWithFinishReasonAndUsageOnTheLastChunkOnly() {
-		this.primary.enqueue(sse(fixture("pysdk-stream-basic-stop-usage.sse")));
+		this.primary.enqueue(sse(streamFixture("pysdk-stream-basic-stop-usage.sse")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Weather?")).collectList().block(WAIT);
 			assertThat(joined(chunks)).isEqualTo(BASIC_TEXT);
@@ -97,7 +97,7 @@ class StreamingGatewayTests {
 
 	@Test
 	void aToolCallStreamIsRelayedAsToolCallDeltas() {
-		this.primary.enqueue(sse(fixture("pysdk-stream-tool-call-nonstrict.sse")));
+		this.primary.enqueue(sse(streamFixture("pysdk-stream-tool-call-nonstrict.sse")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Weather in NYC?")).collectList().block(WAIT);
 			List<ToolCallDelta> pieces = chunks.stream().flatMap((chunk) -> chunk.toolCalls().stream()).toList();
@@ -114,7 +114,7 @@ class StreamingGatewayTests {
 		for (int i = 0; i < 3; i++) {
 			this.primary.enqueue(new MockResponse.Builder().code(500).body("{\"error\":{\"message\":\"boom\"}}").build());
 		}
-		this.backup.enqueue(sse(StreamTestSupport.stream("From", " backup")));
+		this.backup.enqueue(sse(Answers.stream("From", " backup")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
 			assertThat(joined(chunks)).isEqualTo("From backup");
@@ -131,7 +131,7 @@ class StreamingGatewayTests {
 		for (int i = 0; i < 3; i++) {
 			this.primary.enqueue(sse(Ending.CUT, this.release, role()));
 		}
-		this.backup.enqueue(sse(StreamTestSupport.stream("Still", " here")));
+		this.backup.enqueue(sse(Answers.stream("Still", " here")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
 			assertThat(joined(chunks)).isEqualTo("Still here");
@@ -143,7 +143,7 @@ class StreamingGatewayTests {
 	@Test
 	void aStallBeforeTheFirstChunkHitsTheFirstTokenTimeoutAndFallsBack() {
 		this.primary.enqueue(sse(Ending.STALL, this.release, role()));
-		this.backup.enqueue(sse(StreamTestSupport.stream("Quick")));
+		this.backup.enqueue(sse(Answers.stream("Quick")));
 		this.runner.withPropertyValues("llm.endpoints.primary.first-token-timeout=300ms",
 				"llm.endpoints.primary.retry.max-attempts=1").run((context) -> {
 					List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
@@ -194,7 +194,7 @@ class StreamingGatewayTests {
 	@Test
 	void withResumeOnFallbackACutStreamContinuesOnTheNextEndpointFromThePartialAnswer() throws Exception {
 		this.primary.enqueue(sse(Ending.CUT, this.release, role(), content("The answer"), content(" is")));
-		this.backup.enqueue(sse(StreamTestSupport.stream(" forty", "-two.")));
+		this.backup.enqueue(sse(Answers.stream(" forty", "-two.")));
 		this.runner.withPropertyValues("llm.gateway.stream.resume-on-fallback=true").run((context) -> {
 			StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("Question?")))
 				.expectNextMatches((chunk) -> chunk.content().equals("The answer") && chunk.tier() == Tier.PRIMARY)
@@ -215,7 +215,7 @@ class StreamingGatewayTests {
 	@Test
 	void withResumeOnFallbackAStalledStreamContinuesOnTheNextEndpoint() throws Exception {
 		this.primary.enqueue(sse(Ending.STALL, this.release, role(), content("Once"), content(" upon")));
-		this.backup.enqueue(sse(StreamTestSupport.stream(" a time.")));
+		this.backup.enqueue(sse(Answers.stream(" a time.")));
 		this.runner.withPropertyValues("llm.gateway.stream.resume-on-fallback=true",
 				"llm.defaults.stream-idle-timeout=300ms").run((context) -> {
 					List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("A story")).collectList().block(WAIT);

@@ -1,16 +1,13 @@
 package dev.llmresilience.guard;
 
-import dev.llmresilience.support.DeferredEvents;
-import dev.llmresilience.support.MutableClock;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.stream.IntStream;
 
-import dev.llmresilience.support.MockUpstreams;
-import dev.llmresilience.actuate.LlmBreakersEndpoint.BudgetDescriptor;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpoint.BudgetDescriptor;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.chat.ChatRequest;
@@ -20,6 +17,9 @@ import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.DeferredEvents;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.MutableClock;
 import io.micrometer.core.instrument.MeterRegistry;
 import mockwebserver3.MockResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -34,9 +34,9 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.fixture;
-import static dev.llmresilience.support.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -51,11 +51,11 @@ class BudgetTests {
 	/** 19 * 2.5 / 1e6 + 10 * 10 / 1e6. */
 	private static final BigDecimal SPEC_COST = new BigDecimal("0.0001475");
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -96,7 +96,7 @@ class BudgetTests {
 	void endpointWithoutAPriceHasNoCost() {
 		this.upstreams.backup().enqueue(specAnswer());
 		runner().run((context) -> {
-			MockUpstreams.endpoint(context, "primary").circuitBreaker().transitionToForcedOpenState();
+			FakeUpstream.endpoint(context, "primary").circuitBreaker().transitionToForcedOpenState();
 			ChatResponse response = chat(context);
 			assertThat(response.endpoint()).isEqualTo("backup");
 			assertThat(response.usage()).isEqualTo(new Usage(19, 10));

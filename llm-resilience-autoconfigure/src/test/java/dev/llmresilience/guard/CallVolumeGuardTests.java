@@ -3,9 +3,8 @@ package dev.llmresilience.guard;
 import java.time.Duration;
 import java.util.stream.IntStream;
 
-import dev.llmresilience.support.MockUpstreams;
-import dev.llmresilience.actuate.LlmBreakersEndpoint.GuardDescriptor;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpoint.GuardDescriptor;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.chat.Attempt;
@@ -13,6 +12,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,10 +25,10 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.completion;
-import static dev.llmresilience.support.MockUpstreams.endpoint;
-import static dev.llmresilience.support.MockUpstreams.error;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
@@ -40,11 +40,11 @@ import static org.awaitility.Awaitility.await;
  */
 class CallVolumeGuardTests {
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

@@ -1,6 +1,5 @@
 package dev.llmresilience.metrics;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -9,6 +8,8 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.AfterEach;
@@ -22,12 +23,12 @@ import static org.assertj.core.api.Assertions.within;
 
 class GatewayMetricsTests {
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	GatewayMetricsTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = this.upstreams.withMeters();
 	}
 
@@ -38,7 +39,7 @@ class GatewayMetricsTests {
 
 	@Test
 	void successRecordsGenAiDurationTokensAndAPrimaryCall() {
-		this.upstreams.primary.enqueue(Upstreams.completion("gpt-test-2026-01-01", "hi", 11, 7));
+		this.upstreams.primary().enqueue(Answers.completion("gpt-test-2026-01-01", "hi", 11, 7));
 		this.contextRunner.run((context) -> {
 			ChatResponse response = context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10));
 			assertThat(response.tier()).isEqualTo(Tier.PRIMARY);
@@ -71,9 +72,9 @@ class GatewayMetricsTests {
 	@Test
 	void fallbackRecordsEachFailedAttemptAndTheMoveToTheBackup() {
 		for (int i = 0; i < 3; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(503));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(503, FakeUpstream.PRICED_KEY));
 		}
-		this.upstreams.backup.enqueue(Upstreams.completion("small-test", "hi", 5, 2));
+		this.upstreams.backup().enqueue(Answers.completion("small-test", "hi", 5, 2));
 		this.contextRunner.run((context) -> {
 			ChatResponse response = context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10));
 			assertThat(response.tier()).isEqualTo(Tier.FALLBACK);
@@ -103,15 +104,15 @@ class GatewayMetricsTests {
 	@Test
 	void failureRecordsBusyCallsAndCallerErrors() {
 		// every answer names the key, the prompt and a new model: none of it may become a tag
-		this.upstreams.primary.enqueue(Upstreams.completion(Upstreams.KEY + " hello", "hi", 1, 1));
-		this.upstreams.backup.enqueue(Upstreams.completion(UUID.randomUUID() + " hello", "hi", 1, 1));
+		this.upstreams.primary().enqueue(Answers.completion(FakeUpstream.PRICED_KEY + " hello", "hi", 1, 1));
+		this.upstreams.backup().enqueue(Answers.completion(UUID.randomUUID() + " hello", "hi", 1, 1));
 		for (int i = 0; i < 3; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(500));
-			this.upstreams.backup.enqueue(Upstreams.status(500));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
+			this.upstreams.backup().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
 		}
-		this.upstreams.primary.enqueue(new mockwebserver3.MockResponse.Builder().code(400)
-			.body("{\"error\":{\"message\":\"bad " + Upstreams.KEY + " hello\",\"type\":\"" + Upstreams.KEY
-					+ "\",\"code\":\"" + Upstreams.KEY + " hello\"}}")
+		this.upstreams.primary().enqueue(new mockwebserver3.MockResponse.Builder().code(400)
+			.body("{\"error\":{\"message\":\"bad " + FakeUpstream.PRICED_KEY + " hello\",\"type\":\"" + FakeUpstream.PRICED_KEY
+					+ "\",\"code\":\"" + FakeUpstream.PRICED_KEY + " hello\"}}")
 			.build());
 		this.contextRunner.withPropertyValues("llm.routes.backup-only=backup").run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
@@ -129,7 +130,7 @@ class GatewayMetricsTests {
 				.isEqualTo(1);
 			assertThat(meters.getMeters()).isNotEmpty()
 				.allSatisfy((meter) -> assertThat(meter.getId().getTags().toString()).doesNotContain("hello")
-					.doesNotContain(Upstreams.KEY));
+					.doesNotContain(FakeUpstream.PRICED_KEY));
 			assertThat(meters.find("gen_ai.client.operation.duration").timers())
 				.extracting((timer) -> timer.getId().getTag("gen_ai.response.model"))
 				.containsOnly("gpt-test", "small-test");

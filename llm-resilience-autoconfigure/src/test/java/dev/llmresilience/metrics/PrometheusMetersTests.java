@@ -1,6 +1,5 @@
 package dev.llmresilience.metrics;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,6 +14,8 @@ import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import mockwebserver3.MockResponse;
 import org.awaitility.core.ConditionTimeoutException;
@@ -41,12 +42,12 @@ import static org.awaitility.Awaitility.await;
  */
 class PrometheusMetersTests {
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	PrometheusMetersTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
 					CompositeMeterRegistryAutoConfiguration.class, PrometheusMetricsExportAutoConfiguration.class,
@@ -62,7 +63,7 @@ class PrometheusMetersTests {
 	@Test
 	void answeredCallsStillShowAfterABusyAnswerCameFirst() {
 		failEveryAttemptOfOneCall(500);
-		this.upstreams.primary.enqueue(Upstreams.completion("gpt-test", "hi", 3, 1));
+		this.upstreams.primary().enqueue(Answers.completion("gpt-test", "hi", 3, 1));
 		this.contextRunner.run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
 			assertThat(gateway.chat("first").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.BUSY);
@@ -79,8 +80,8 @@ class PrometheusMetersTests {
 
 	@Test
 	void answeredCallsStillShowAfterAnErrorCameFirst() {
-		this.upstreams.primary.enqueue(Upstreams.status(400));
-		this.upstreams.primary.enqueue(Upstreams.completion("gpt-test", "hi", 3, 1));
+		this.upstreams.primary().enqueue(Answers.errorEchoing(400, FakeUpstream.PRICED_KEY));
+		this.upstreams.primary().enqueue(Answers.completion("gpt-test", "hi", 3, 1));
 		this.contextRunner.run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
 			assertThatExceptionOfType(LlmInvalidRequestException.class)
@@ -111,17 +112,17 @@ class PrometheusMetersTests {
 				.block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.DEFERRED);
 			failEveryAttemptOfOneCall(500);
 			assertThat(gateway.chat("busy").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.BUSY);
-			this.upstreams.primary.enqueue(Upstreams.status(400));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(400, FakeUpstream.PRICED_KEY));
 			assertThatExceptionOfType(LlmInvalidRequestException.class)
 				.isThrownBy(() -> gateway.chat("invalid").block(Duration.ofSeconds(10)));
-			this.upstreams.primary.enqueue(Upstreams.completion("gpt-test", "hi", 3, 1));
+			this.upstreams.primary().enqueue(Answers.completion("gpt-test", "hi", 3, 1));
 			assertThat(gateway.chat("cache me").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.PRIMARY);
 			failEveryAttemptOfOneCall(502);
 			assertThat(gateway.chat("cache me").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.CACHED);
-			this.upstreams.primary.enqueue(Upstreams.status(401)); // not retried
-			this.upstreams.backup.enqueue(Upstreams.completion("small-test", "hi", 3, 1));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(401, FakeUpstream.PRICED_KEY)); // not retried
+			this.upstreams.backup().enqueue(Answers.completion("small-test", "hi", 3, 1));
 			assertThat(gateway.chat("fallback").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.FALLBACK);
-			this.upstreams.primary.enqueue(new MockResponse.Builder().code(200)
+			this.upstreams.primary().enqueue(new MockResponse.Builder().code(200)
 				.setHeader("Content-Type", "text/event-stream")
 				.body("data: {\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\n"
 						+ "data: {\"model\":\"gpt-test\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}],"
@@ -153,8 +154,8 @@ class PrometheusMetersTests {
 
 	private void failEveryAttemptOfOneCall(int status) {
 		for (int i = 0; i < 3; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(status));
-			this.upstreams.backup.enqueue(Upstreams.status(status));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(status, FakeUpstream.PRICED_KEY));
+			this.upstreams.backup().enqueue(Answers.errorEchoing(status, FakeUpstream.PRICED_KEY));
 		}
 	}
 

@@ -1,12 +1,13 @@
 package dev.llmresilience.metrics;
 
-import dev.llmresilience.support.Upstreams;
 import java.time.Duration;
 import java.util.List;
 
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.MeterRegistry;
 import mockwebserver3.MockResponse;
 import org.junit.jupiter.api.AfterEach;
@@ -36,12 +37,12 @@ class StreamMetricsTests {
 
 			""";
 
-	private final Upstreams upstreams;
+	private final FakeUpstream upstreams;
 
 	private final ApplicationContextRunner contextRunner;
 
 	StreamMetricsTests() throws Exception {
-		this.upstreams = new Upstreams();
+		this.upstreams = FakeUpstream.priced();
 		this.contextRunner = this.upstreams.withMeters();
 	}
 
@@ -53,9 +54,9 @@ class StreamMetricsTests {
 	@Test
 	void aStreamThatFallsBackRecordsAttemptsTokensTheFallbackAndTheCall() {
 		for (int i = 0; i < 3; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(503));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(503, FakeUpstream.PRICED_KEY));
 		}
-		this.upstreams.backup.enqueue(new MockResponse.Builder().code(200)
+		this.upstreams.backup().enqueue(new MockResponse.Builder().code(200)
 			.setHeader("Content-Type", "text/event-stream")
 			.body(STREAM)
 			.build());
@@ -89,8 +90,8 @@ class StreamMetricsTests {
 	@Test
 	void aStreamNothingCanAnswerCountsAsBusy() {
 		for (int i = 0; i < 3; i++) {
-			this.upstreams.primary.enqueue(Upstreams.status(500));
-			this.upstreams.backup.enqueue(Upstreams.status(500));
+			this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
+			this.upstreams.backup().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
 		}
 		this.contextRunner.run((context) -> {
 			List<ChatChunk> chunks = context.getBean(LlmGateway.class)

@@ -7,12 +7,8 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.support.MockUpstreams.BreakerCalls;
-import dev.llmresilience.support.ProtocolUpstreams;
-import dev.llmresilience.support.StreamTestSupport.Ending;
-import dev.llmresilience.support.Wire;
-import dev.llmresilience.actuate.LlmBreakersEndpoint.BreakersDescriptor;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpoint.BreakersDescriptor;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.chat.Attempt;
@@ -22,6 +18,10 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers.Ending;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +36,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -51,7 +51,7 @@ class MixedProtocolRouteTests {
 
 	private final CountDownLatch release = new CountDownLatch(1);
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
@@ -59,7 +59,7 @@ class MixedProtocolRouteTests {
 		endpoints.put("openai", Wire.OPENAI);
 		endpoints.put("anthropic", Wire.ANTHROPIC);
 		endpoints.put("azure", Wire.AZURE_OPENAI);
-		this.upstreams = ProtocolUpstreams.start(endpoints);
+		this.upstreams = FakeUpstream.start(endpoints);
 	}
 
 	@AfterEach

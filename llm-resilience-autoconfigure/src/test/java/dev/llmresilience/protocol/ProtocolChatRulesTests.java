@@ -5,11 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import dev.llmresilience.support.MockUpstreams.BreakerCalls;
-import dev.llmresilience.support.MockUpstreams.Gate;
-import dev.llmresilience.support.MockUpstreams;
-import dev.llmresilience.support.ProtocolUpstreams;
-import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -18,6 +13,10 @@ import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.MockResponse;
 import mockwebserver3.SocketEffect;
 import org.junit.jupiter.api.AfterEach;
@@ -28,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 import reactor.core.Disposable;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.support.MockUpstreams.chat;
-import static dev.llmresilience.support.MockUpstreams.endpoint;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ProtocolChatRulesTests {
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@AfterEach
 	void stop() {
@@ -244,8 +243,8 @@ class ProtocolChatRulesTests {
 		});
 	}
 
-	private ProtocolUpstreams start(Wire wire) {
-		this.upstreams = ProtocolUpstreams.start(wire);
+	private FakeUpstream start(Wire wire) {
+		this.upstreams = FakeUpstream.start(wire);
 		return this.upstreams;
 	}
 
@@ -256,7 +255,7 @@ class ProtocolChatRulesTests {
 		}
 		this.upstreams.server("backup").enqueue(wire.answer("from backup"));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse response = MockUpstreams.chat(context);
+			ChatResponse response = FakeUpstream.chat(context);
 			assertThat(response.tier()).isEqualTo(Tier.FALLBACK);
 			assertThat(response.endpoint()).isEqualTo("backup");
 			assertThat(response.content()).isEqualTo("from backup");

@@ -7,13 +7,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
-import dev.llmresilience.support.ProtocolUpstreams;
-import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -25,8 +25,8 @@ import org.springframework.boot.logging.LoggingSystem;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import static dev.llmresilience.support.MockUpstreams.json;
-import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.Answers.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -42,7 +42,7 @@ class ProtocolKeySafetyTests {
 	private static final String[] LOGGERS = { "dev.llmresilience", "reactor.netty",
 			"org.springframework.web.reactive.function.client" };
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@AfterEach
 	void stop() {
@@ -62,7 +62,7 @@ class ProtocolKeySafetyTests {
 		logging.setLogLevel("reactor.netty", LogLevel.DEBUG);
 		logging.setLogLevel("org.springframework.web.reactive.function.client", LogLevel.DEBUG);
 		String key = "sk-PROTOCOLKEY-" + UUID.randomUUID();
-		this.upstreams = ProtocolUpstreams.start(wire);
+		this.upstreams = FakeUpstream.start(wire);
 		String echo = (wire == Wire.ANTHROPIC)
 				? "{\"type\":\"error\",\"error\":{\"type\":\"%s\",\"message\":\"key " + key + " refused\"}}"
 				: "{\"error\":{\"code\":\"%s\",\"message\":\"key " + key + " refused\"}}";

@@ -5,11 +5,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.support.MockUpstreams.BreakerCalls;
-import dev.llmresilience.support.ProtocolUpstreams;
-import dev.llmresilience.support.RecordedAttempts;
-import dev.llmresilience.support.StreamTestSupport.Ending;
-import dev.llmresilience.support.Wire;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -17,6 +12,11 @@ import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers.Ending;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.RecordedAttempts;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +28,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.support.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -43,7 +43,7 @@ class ProtocolStreamRulesTests {
 
 	private final CountDownLatch release = new CountDownLatch(1);
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@AfterEach
 	void stop() {
@@ -190,8 +190,8 @@ class ProtocolStreamRulesTests {
 		});
 	}
 
-	private ProtocolUpstreams start(Wire wire) {
-		this.upstreams = ProtocolUpstreams.start(wire);
+	private FakeUpstream start(Wire wire) {
+		this.upstreams = FakeUpstream.start(wire);
 		return this.upstreams;
 	}
 

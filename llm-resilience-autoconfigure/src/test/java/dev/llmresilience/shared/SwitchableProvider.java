@@ -3,7 +3,7 @@ package dev.llmresilience.shared;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.llmresilience.support.MockUpstreams;
+import dev.llmresilience.support.Answers;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -30,12 +30,12 @@ final class SwitchableProvider implements AutoCloseable {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) {
 				if (!SwitchableProvider.this.healthy.get()) {
-					return MockUpstreams.error(503, "overloaded");
+					return Answers.error(503, "overloaded");
 				}
 				SwitchableProvider.this.answers.incrementAndGet();
 				JsonNode body = mapper.readTree(request.getBody().utf8());
 				String prompt = body.get("messages").get(0).get("content").asString();
-				return MockUpstreams.completion("answer to " + prompt);
+				return Answers.completion("answer to " + prompt);
 			}
 		});
 		this.server.start();

@@ -82,9 +82,9 @@ public enum Wire {
 	 */
 	public MockResponse answer(String content) {
 		if (this == ANTHROPIC) {
-			return MockUpstreams.json(200, message(List.of(Map.of("type", "text", "text", content)), "end_turn"));
+			return Answers.json(200, message(List.of(Map.of("type", "text", "text", content)), "end_turn"));
 		}
-		return MockUpstreams.completion(content);
+		return Answers.completion(content);
 	}
 
 	/**
@@ -92,7 +92,7 @@ public enum Wire {
 	 * @return the response
 	 */
 	public MockResponse empty() {
-		return (this == ANTHROPIC) ? MockUpstreams.json(200, message(List.of(), "end_turn")) : MockUpstreams.completion("");
+		return (this == ANTHROPIC) ? Answers.json(200, message(List.of(), "end_turn")) : Answers.completion("");
 	}
 
 	/**
@@ -100,7 +100,7 @@ public enum Wire {
 	 * @return the response
 	 */
 	public MockResponse malformed() {
-		return MockUpstreams.json(200, "<html>upstream proxy error</html>");
+		return Answers.json(200, "<html>upstream proxy error</html>");
 	}
 
 	/**
@@ -110,9 +110,9 @@ public enum Wire {
 	 */
 	public MockResponse contentFiltered() {
 		return switch (this) {
-			case ANTHROPIC -> MockUpstreams.json(200, message(List.of(), "refusal"));
-			case AZURE_OPENAI -> MockUpstreams.json(400, MockUpstreams.fixture("azure/azure-400-content-filter-error.json"));
-			case OPENAI -> MockUpstreams.json(200, "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+			case ANTHROPIC -> Answers.json(200, message(List.of(), "refusal"));
+			case AZURE_OPENAI -> Answers.json(400, Answers.fixture("azure/azure-400-content-filter-error.json"));
+			case OPENAI -> Answers.json(200, "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
 					+ "\"content\":null},\"finish_reason\":\"content_filter\"}]}");
 		};
 	}
@@ -124,14 +124,14 @@ public enum Wire {
 	 */
 	public MockResponse error(int status) {
 		if (this == ANTHROPIC) {
-			return MockUpstreams.json(status, json.writeValueAsString(Map.of("type", "error", "error",
+			return Answers.json(status, json.writeValueAsString(Map.of("type", "error", "error",
 					Map.of("type", anthropicType(status), "message", "upstream said " + status), "request_id", "req_1")));
 		}
 		if (this == AZURE_OPENAI) {
-			return MockUpstreams.json(status, "{\"error\":{\"code\":\"" + status + "\",\"message\":\"upstream said "
+			return Answers.json(status, "{\"error\":{\"code\":\"" + status + "\",\"message\":\"upstream said "
 					+ status + "\"}}");
 		}
-		return MockUpstreams.error(status, (status < 500) ? "invalid_request_error" : "server_error");
+		return Answers.error(status, (status < 500) ? "invalid_request_error" : "server_error");
 	}
 
 	/**
@@ -140,10 +140,10 @@ public enum Wire {
 	 */
 	public MockResponse contextLengthExceeded() {
 		if (this == ANTHROPIC) {
-			return MockUpstreams.json(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+			return Answers.json(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
 					+ "\"message\":\"prompt is too long: 208310 tokens > 200000 maximum\"}}");
 		}
-		return MockUpstreams.json(400, "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens.\","
+		return Answers.json(400, "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens.\","
 				+ "\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}");
 	}
 
@@ -174,7 +174,7 @@ public enum Wire {
 							Map.of("type", "text", "text", "")))
 					+ event("ping", Map.of("type", "ping"));
 		}
-		return StreamTestSupport.role();
+		return Answers.role();
 	}
 
 	/**
@@ -187,7 +187,7 @@ public enum Wire {
 			return event("content_block_delta", Map.of("type", "content_block_delta", "index", 0, "delta",
 					Map.of("type", "text_delta", "text", text)));
 		}
-		return StreamTestSupport.content(text);
+		return Answers.content(text);
 	}
 
 	/**
@@ -202,7 +202,7 @@ public enum Wire {
 					+ event("message_delta", Map.of("type", "message_delta", "delta", Map.of("stop_reason", reason),
 							"usage", Map.of("output_tokens", completionTokens)));
 		}
-		return StreamTestSupport.finish(reason) + StreamTestSupport.usage(5, completionTokens);
+		return Answers.finish(reason) + Answers.usage(5, completionTokens);
 	}
 
 	/**
@@ -210,7 +210,7 @@ public enum Wire {
 	 * @return the SSE text
 	 */
 	public String end() {
-		return (this == ANTHROPIC) ? event("message_stop", Map.of("type", "message_stop")) : StreamTestSupport.DONE;
+		return (this == ANTHROPIC) ? event("message_stop", Map.of("type", "message_stop")) : Answers.DONE;
 	}
 
 	/**
@@ -220,7 +220,7 @@ public enum Wire {
 	 */
 	public String errorEvent() {
 		if (this == ANTHROPIC) {
-			return MockUpstreams.fixture("anthropic/sdkpy-test-stream-error-event-overloaded.sse");
+			return Answers.fixture("anthropic/sdkpy-test-stream-error-event-overloaded.sse");
 		}
 		return "data: {\"error\":{\"message\":\"The server is overloaded\",\"type\":\"server_error\",\"code\":null}}\n\n";
 	}
@@ -231,8 +231,8 @@ public enum Wire {
 	 */
 	public String contentFilteredStream() {
 		return switch (this) {
-			case ANTHROPIC -> MockUpstreams.fixture("anthropic/sdkpy-stream-refusal.sse");
-			case AZURE_OPENAI, OPENAI -> streamStart() + StreamTestSupport.finish("content_filter") + end();
+			case ANTHROPIC -> Answers.fixture("anthropic/sdkpy-stream-refusal.sse");
+			case AZURE_OPENAI, OPENAI -> streamStart() + Answers.finish("content_filter") + end();
 		};
 	}
 
