@@ -5,8 +5,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -17,6 +19,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.BreakerCalls;
 import dev.llmresilience.support.FakeUpstream;
@@ -210,23 +213,48 @@ class LivenessTests {
 		for (int i = 0; i < 30; i++) {
 			words.add("w" + i + " ");
 		}
-		this.upstreams.primary().enqueue(steady(words, Duration.ofMillis(500)));
-		this.upstreams.primary().enqueue(steady(words, Duration.ofMillis(500)));
+		Semaphore streamPace = new Semaphore(0);
+		Semaphore chatPace = new Semaphore(0);
+		this.upstreams.primary().enqueue(steady(words, streamPace));
+		this.upstreams.primary().enqueue(steady(words, chatPace));
 		String whole = String.join("", words);
 		this.upstreams.runner().run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
+			LlmEndpoint primary = endpoint(context, "primary");
+			VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
 			List<ChatChunk> chunks = new CopyOnWriteArrayList<>();
 			CountDownLatch streamed = new CountDownLatch(1);
 			gateway.stream(ChatRequest.ofUser("a long story")).doFinally((signal) -> streamed.countDown()).subscribe(chunks::add);
-			ChatResponse answer = gateway.chat(ChatRequest.ofUser("a long story")).block(Duration.ofSeconds(40));
-			assertThat(streamed.await(40, TimeUnit.SECONDS)).isTrue();
+			// a word every 500 ms of virtual time, each let go once the one before it has reached the caller
+			for (int i = 0; i < words.size(); i++) {
+				int seen = i + 1;
+				if (i > 0) {
+					time.advanceTimeBy(Duration.ofMillis(500));
+				}
+				streamPace.release();
+				await().atMost(Duration.ofSeconds(10)).until(() -> chunks.size() >= seen);
+			}
+			time.advanceTimeBy(Duration.ofMillis(500));
+			streamPace.release();
+			assertThat(streamed.await(20, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<ChatResponse> answered = gateway.chat(ChatRequest.ofUser("a long story")).toFuture();
+			// the chat's chunks are not seen until its answer: its first token is, in the endpoint's times
+			chatPace.release();
+			await().atMost(Duration.ofSeconds(10)).until(() -> primary.firstTokenTimes().count() == 2);
+			for (int i = 1; i < words.size(); i++) {
+				time.advanceTimeBy(Duration.ofMillis(500));
+				chatPace.release();
+			}
+			time.advanceTimeBy(Duration.ofMillis(500));
+			chatPace.release();
+			ChatResponse answer = answered.get(20, TimeUnit.SECONDS);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.content()).isEqualTo(whole);
 			assertThat(answer.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.SUCCESS);
 			assertThat(answer.latency()).isGreaterThan(Duration.ofSeconds(14));
 			assertThat(chunks.stream().map(ChatChunk::content).collect(Collectors.joining())).isEqualTo(whole);
 			assertThat(chunks).allSatisfy((chunk) -> assertThat(chunk.tier()).isEqualTo(Tier.PRIMARY));
-			CircuitBreaker.Metrics metrics = endpoint(context, "primary").circuitBreaker().getMetrics();
+			CircuitBreaker.Metrics metrics = primary.circuitBreaker().getMetrics();
 			assertThat(metrics.getNumberOfSuccessfulCalls()).isEqualTo(2);
 			assertThat(metrics.getNumberOfFailedCalls()).isZero();
 			assertThat(metrics.getNumberOfSlowCalls()).as("a long answer is not a slow provider").isZero();
@@ -307,8 +335,9 @@ class LivenessTests {
 		};
 	}
 
-	// An answer whose words come one every period, each in its own chunk, then finish, usage and [DONE].
-	private static MockResponse steady(List<String> words, Duration period) {
+	// An answer whose words come one at a time, each in its own chunk, then finish, usage and [DONE]:
+	// each word, and the end, when the test lets it go (one permit each), so that its pace is virtual.
+	private static MockResponse steady(List<String> words, Semaphore pace) {
 		return new MockResponse.Builder().code(200)
 			.setHeader("Content-Type", "text/event-stream")
 			.removeHeader("Content-Length")
@@ -316,9 +345,13 @@ class LivenessTests {
 			.socketHandler((socket) -> {
 				try (BufferedSink sink = Okio.buffer(socket.getSink())) {
 					for (String word : words) {
+						if (!pace.tryAcquire(20, TimeUnit.SECONDS)) {
+							return;
+						}
 						chunk(sink, Answers.content(word));
-						// the fake provider's own pace: the test itself does not wait on it
-						Thread.sleep(period.toMillis());
+					}
+					if (!pace.tryAcquire(20, TimeUnit.SECONDS)) {
+						return;
 					}
 					chunk(sink, Answers.finish("stop"));
 					chunk(sink, Answers.usage(10, words.size()));
