@@ -53,7 +53,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The concurrency hammer: {@value #DEFAULT_CALLS} gateway calls (or {@code -Dhammer.calls}) at a
  * concurrency of {@value #DEFAULT_CONCURRENCY} (or {@code -Dhammer.concurrency}) through two
- * in-process upstreams ({@link FakeUpstream}) that answer in 0 to 2 ms and fail at random in every
+ * in-process upstreams ({@link HammerClient}) that answer in 0 to 2 ms and fail at random in every
  * way the classifier knows. 3 % of the callers cancel within 3 ms and 1 % after 60 to 95 ms; 5 % of
  * the requests are deferrable, 0.3 % invalid, and most of the others repeat, so that the
  * last-good-answer cache can serve them. Four phases: healthy, primary failing, both failing,
@@ -107,9 +107,9 @@ class ConcurrencyHammerTests {
 
 	private static final String LOGGER = "dev.llmresilience";
 
-	private final FakeUpstream primaryUpstream = new FakeUpstream("primary");
+	private final HammerClient primaryUpstream = new HammerClient("primary");
 
-	private final FakeUpstream backupUpstream = new FakeUpstream("backup");
+	private final HammerClient backupUpstream = new HammerClient("backup");
 
 	private final OutcomeTally tally = new OutcomeTally();
 
@@ -191,7 +191,7 @@ class ConcurrencyHammerTests {
 		boolean deferrable = !invalid && random.nextInt(100) < 5;
 		int cancel = deferrable ? 100 : random.nextInt(100);
 		// repeated questions can be answered from the cache; deferrable and fresh ones cannot
-		String prompt = invalid ? FakeUpstream.INVALID_PROMPT
+		String prompt = invalid ? HammerClient.INVALID_PROMPT
 				: deferrable ? "report " + i : (random.nextInt(100) < 10) ? "fresh " + i : "question " + (i % 500);
 		ChatRequest request = ChatRequest.builder().user(prompt).deferrable(deferrable).build();
 		Mono<ChatResponse> answer = Mono.defer(() -> {
@@ -229,7 +229,7 @@ class ConcurrencyHammerTests {
 		assertThat(total.emptyCompletions()).as(after + "calls that completed without an answer").isZero();
 		assertThat(total.answered()).as(after + "answers").isGreaterThanOrEqualTo(total.completed());
 		for (LlmEndpoint endpoint : List.of(primary, backup)) {
-			FakeUpstream upstream = upstream(endpoint);
+			HammerClient upstream = upstream(endpoint);
 			String name = after + endpoint.name() + ": ";
 			// a retry resubscribing on its backoff timer as its caller cancels subscribes once more and
 			// cancels at once, on that timer's thread: such a call leaves the count just after its caller
@@ -354,12 +354,12 @@ class ConcurrencyHammerTests {
 		System.out.println(out);
 	}
 
-	private FakeUpstream upstream(LlmEndpoint endpoint) {
+	private HammerClient upstream(LlmEndpoint endpoint) {
 		return endpoint.name().equals("primary") ? this.primaryUpstream : this.backupUpstream;
 	}
 
 	private LlmEndpoint endpoint(EndpointFactory factory, String name, int priority, int probes, int bulkhead,
-			FakeUpstream upstream) {
+			HammerClient upstream) {
 		EndpointSettings settings = new EndpointSettings(name, URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
 				name + "-model", "openai", priority, null, true, Map.of(), null, ATTEMPT_TIMEOUT, Duration.ofSeconds(1),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,

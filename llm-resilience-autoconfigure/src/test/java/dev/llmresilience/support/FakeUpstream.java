@@ -121,6 +121,22 @@ public final class FakeUpstream implements AutoCloseable {
 		return started;
 	}
 
+	/**
+	 * Start one OpenAI-compatible server per name, for endpoints of those names (model
+	 * {@code <name>-model}, no key, all at priority 0) and nothing else: for tests that set their own
+	 * dispatchers and settings.
+	 * @param names the endpoints' names
+	 * @return the started upstreams
+	 */
+	public static FakeUpstream of(String... names) {
+		FakeUpstream started = new FakeUpstream(List.of());
+		for (String name : names) {
+			started.add(name, (url) -> List.of("llm.endpoints." + name + ".base-url=" + url.apply("/v1"),
+					"llm.endpoints." + name + ".model=" + name + "-model"));
+		}
+		return started;
+	}
+
 	private FakeUpstream add(String name, Function<Function<String, String>, List<String>> properties) {
 		MockWebServer server = new MockWebServer();
 		this.upstreams.put(name, new Upstream(server, properties));

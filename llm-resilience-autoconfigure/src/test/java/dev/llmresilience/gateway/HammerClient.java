@@ -33,7 +33,7 @@ import reactor.core.publisher.Mono;
  * its signal travels downstream (on cancel, before the cancel reaches it), so a permit freed by that
  * signal can never make the count look higher than it was.
  */
-final class FakeUpstream implements LlmClient {
+final class HammerClient implements LlmClient {
 
 	/** The prompt of a request every upstream refuses as invalid (HTTP 400). */
 	static final String INVALID_PROMPT = "INVALID";
@@ -60,7 +60,7 @@ final class FakeUpstream implements LlmClient {
 
 	private final AtomicInteger invalid = new AtomicInteger();
 
-	FakeUpstream(String name) {
+	HammerClient(String name) {
 		this.name = name;
 	}
 
