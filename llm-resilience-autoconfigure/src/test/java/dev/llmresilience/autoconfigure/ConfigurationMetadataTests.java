@@ -33,7 +33,8 @@ class ConfigurationMetadataTests {
 			"llm.endpoints.*.api-key", "llm.endpoints.*.model", "llm.endpoints.*.region", "llm.endpoints.*.headers",
 			"llm.endpoints.*.deployment", "llm.endpoints.*.chat-model-bean", "llm.openai-api.api-keys",
 			"llm.endpoints.*.price.input-per-million", "llm.endpoints.*.price.output-per-million",
-			"llm.routes.*.endpoints", "llm.gateway.hedge.routes");
+			"llm.routes.*.endpoints", "llm.gateway.hedge.routes",
+			"llm.shared-state.replica-name");
 
 	private static final Pattern DOCUMENTED_DEFAULT = Pattern
 		.compile("Default (\\d+(?:\\.\\d+)?[a-zA-Z]*|[a-z]+(?:-[a-z]+)*)\\b");

@@ -80,10 +80,12 @@ class SharedStateSampleTests {
 		this.second = replica(secondPort);
 		WebClient a = WebClient.create("http://localhost:" + firstPort);
 		WebClient b = WebClient.create("http://localhost:" + secondPort);
-		assertThat(get(a, "/actuator/health/llm")).extractingByKey("details")
-			.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
-			.extractingByKey("sharedState")
-			.isEqualTo(Map.of("type", "redis", "available", true, "replica", replicaName(a), "replicas", 2));
+		// a learns of b from b's first heartbeat (every 200 ms here)
+		await().atMost(Duration.ofSeconds(5))
+			.untilAsserted(() -> assertThat(get(a, "/actuator/health/llm")).extractingByKey("details")
+				.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+				.extractingByKey("sharedState")
+				.isEqualTo(Map.of("type", "redis", "available", true, "replica", replicaName(a), "replicas", 2)));
 		mode(a, "error");
 		mode(b, "error");
 
