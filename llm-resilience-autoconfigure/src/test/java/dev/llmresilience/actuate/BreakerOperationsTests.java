@@ -131,7 +131,7 @@ class BreakerOperationsTests {
 			this.upstreams.primary().enqueue(Answers.errorEchoing(500, FakeUpstream.PRICED_KEY));
 		}
 		this.upstreams.backup().enqueue(Answers.completion("small-test", "ok", 1, 1));
-		// at DEBUG the gateway logs each failure's message, which repeats the key (FakeUpstream.status)
+		// at DEBUG the gateway logs each failure's message, which repeats the key (Answers.errorEchoing)
 		LoggingSystem logging = LoggingSystem.get(getClass().getClassLoader());
 		logging.setLogLevel("dev.llmresilience", LogLevel.DEBUG);
 		try {
