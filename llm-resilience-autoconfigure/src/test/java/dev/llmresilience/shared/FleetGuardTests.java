@@ -38,6 +38,7 @@ class FleetGuardTests {
 
 	@BeforeEach
 	void start() throws Exception {
+		RedisServerSupport.clearOfTheHour(Duration.ofSeconds(60));
 		this.redis = RedisServerSupport.start();
 		this.provider.setDispatcher(new Dispatcher() {
 			@Override

@@ -59,6 +59,7 @@ class FleetOutageTests {
 
 	@BeforeEach
 	void start() throws Exception {
+		RedisServerSupport.clearOfTheHour(Duration.ofSeconds(90));
 		this.redis = RedisServerSupport.start();
 		this.provider = new SwitchableProvider();
 		this.provider.heal();
