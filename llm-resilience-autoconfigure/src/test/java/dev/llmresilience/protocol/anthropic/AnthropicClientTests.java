@@ -5,9 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatMessage;
@@ -20,6 +17,10 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
+import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -27,9 +28,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -45,11 +46,11 @@ class AnthropicClientTests {
 
 	private static final String KEY = "sk-test-primary-0123456789";
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = ProtocolUpstreams.start(Wire.ANTHROPIC);
+		this.upstreams = FakeUpstream.start(Wire.ANTHROPIC);
 	}
 
 	@AfterEach
@@ -216,7 +217,7 @@ class AnthropicClientTests {
 		this.upstreams.server("primary").enqueue(json(401, "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
 				+ "\"message\":\"invalid x-api-key " + KEY + "\"}}"));
 		this.upstreams.runner().run((context) -> {
-			Throwable error = catchThrowable(() -> dev.llmresilience.MockUpstreams.endpoint(context, "primary")
+			Throwable error = catchThrowable(() -> dev.llmresilience.support.FakeUpstream.endpoint(context, "primary")
 				.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 				})
 				.block(Duration.ofSeconds(10)));

@@ -5,9 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ContentPart;
@@ -16,6 +13,9 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.protocol.ReservedFields;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.chat;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -39,11 +39,11 @@ class AnthropicRequestMappingTests {
 	private static final Tool WEATHER = Tool.function("get_weather", "The weather in a city",
 			"{\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}");
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = ProtocolUpstreams.start(Wire.ANTHROPIC);
+		this.upstreams = FakeUpstream.start(Wire.ANTHROPIC);
 	}
 
 	@AfterEach

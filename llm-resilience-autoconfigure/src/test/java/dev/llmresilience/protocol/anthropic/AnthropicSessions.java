@@ -9,7 +9,7 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ObjectNode;
 
-import static dev.llmresilience.MockUpstreams.fixture;
+import static dev.llmresilience.support.Answers.fixture;
 
 /**
  * The Anthropic SDK's recorded sessions (a JSON array of exchanges, each with the request the SDK

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatMessage;
@@ -20,6 +18,8 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -28,9 +28,9 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -53,7 +53,7 @@ class AnthropicToolRoundTripTests {
 	private static final String RESULT = "{\"location\": \"San Francisco, CA\", \"temperature\": \"68\\u00b0F\", "
 			+ "\"condition\": \"Sunny\"}";
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@AfterEach
 	void stop() {
@@ -62,7 +62,7 @@ class AnthropicToolRoundTripTests {
 
 	@Test
 	void recordedToolRoundTripSendsWhatTheSdkSentAndReadsBothAnswers() throws Exception {
-		this.upstreams = ProtocolUpstreams.start(Wire.ANTHROPIC);
+		this.upstreams = FakeUpstream.start(Wire.ANTHROPIC);
 		JsonNode session = AnthropicSessions.read("anthropic/sdkpy-recorded-tool-round-trip-nonstreaming.json");
 		AnthropicSessions.serve(session, this.upstreams.server("primary"));
 		ChatRequest ask = question(session);
@@ -87,7 +87,7 @@ class AnthropicToolRoundTripTests {
 
 	@Test
 	void recordedStreamedToolRoundTripAssemblesTheToolUseDeltasAndSendsWhatTheSdkSent() throws Exception {
-		this.upstreams = ProtocolUpstreams.start(Wire.ANTHROPIC);
+		this.upstreams = FakeUpstream.start(Wire.ANTHROPIC);
 		JsonNode session = AnthropicSessions.read("anthropic/sdkpy-recorded-tool-round-trip-streaming.json");
 		AnthropicSessions.serve(session, this.upstreams.server("primary"));
 		ChatRequest ask = question(session);
@@ -113,7 +113,7 @@ class AnthropicToolRoundTripTests {
 
 	@Test
 	void chatSentUpstreamAsAStreamAssemblesTheRecordedToolUseAndSendsItBack() throws Exception {
-		this.upstreams = ProtocolUpstreams.start(Wire.ANTHROPIC);
+		this.upstreams = FakeUpstream.start(Wire.ANTHROPIC);
 		JsonNode session = AnthropicSessions.read("anthropic/sdkpy-recorded-tool-round-trip-streaming.json");
 		AnthropicSessions.serve(session, this.upstreams.server("primary"));
 		ChatRequest ask = question(session);
@@ -135,7 +135,7 @@ class AnthropicToolRoundTripTests {
 		Map<String, Wire> endpoints = new LinkedHashMap<>();
 		endpoints.put("openai", Wire.OPENAI);
 		endpoints.put("anthropic", Wire.ANTHROPIC);
-		this.upstreams = ProtocolUpstreams.start(endpoints);
+		this.upstreams = FakeUpstream.start(endpoints);
 		// openai-dotnet's recorded answer: two calls of one tool, OpenAI's ids
 		JsonNode entries = mapper.readTree(fixture("openai/dotnet-record-parallel-tool-calls.json")).get("Entries");
 		this.upstreams.server("openai").enqueue(json(200, mapper.writeValueAsString(entries.get(0).get("ResponseBody"))));
