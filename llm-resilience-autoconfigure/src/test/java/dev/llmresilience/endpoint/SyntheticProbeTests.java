@@ -104,6 +104,22 @@ class SyntheticProbeTests {
 	}
 
 	@Test
+	void anEndpointWhoseApplicationHasClosedSendsNoProbe() {
+		this.upstreams.primary().setDispatcher(answering("Hello"));
+		CircuitBreaker[] breaker = new CircuitBreaker[1];
+		runner().run((context) -> {
+			breaker[0] = endpoint(context, "primary").circuitBreaker();
+			breaker[0].transitionToOpenState();
+		});
+		// Resilience4j's own timer still moves the breaker to half-open after the wait...
+		await().atMost(Duration.ofSeconds(5)).until(() -> breaker[0].getState() == State.HALF_OPEN);
+		// ...but the closed application's endpoint sends nothing (its connection pool is gone)
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.upstreams.primary().getRequestCount() == 0);
+		assertThat(breaker[0].getState()).isEqualTo(State.HALF_OPEN);
+	}
+
+	@Test
 	void usersCallsGoToTheNextEndpointWhileTheLibraryProbes() {
 		Gate probes = new Gate(completion("probe answered"));
 		this.upstreams.primary().setDispatcher(probes);
