@@ -86,8 +86,14 @@ public final class EndpointRegistry implements AutoCloseable {
 		return names;
 	}
 
+	/**
+	 * Stop the endpoints' own probes, then release the resources (connection pools): a breaker
+	 * still open keeps Resilience4j's timer to half-open, and a probe sent after this would find a
+	 * closed pool.
+	 */
 	@Override
 	public void close() throws Exception {
+		this.endpoints.values().forEach(LlmEndpoint::stopProbes);
 		for (AutoCloseable resource : this.resources) {
 			resource.close();
 		}

@@ -195,6 +195,13 @@ public final class LlmEndpoint {
 		return (exposure == EndpointAttempt.Exposure.STREAM) ? this.clientStreams : this.streamsUpstream;
 	}
 
+	// No more synthetic probes: the registry is closing this endpoint's client.
+	void stopProbes() {
+		if (this.probes != null) {
+			this.probes.stop();
+		}
+	}
+
 	boolean probesItself() {
 		return this.settings.circuitBreaker().probe() == EndpointSettings.Probe.SYNTHETIC;
 	}

@@ -51,6 +51,8 @@ final class SyntheticProbes {
 
 	private volatile @Nullable Outcome lastOutcome;
 
+	private volatile boolean stopped;
+
 	SyntheticProbes(LlmEndpoint endpoint, CallVolumeGuard guard, Clock clock) {
 		this.endpoint = endpoint;
 		this.guard = guard;
@@ -75,7 +77,7 @@ final class SyntheticProbes {
 
 	private void probe(CircuitBreaker.Metrics episode) {
 		CircuitBreaker breaker = this.endpoint.circuitBreaker();
-		if (breaker.getState() != CircuitBreaker.State.HALF_OPEN || breaker.getMetrics() != episode
+		if (this.stopped || breaker.getState() != CircuitBreaker.State.HALF_OPEN || breaker.getMetrics() != episode
 				|| !this.endpoint.settings().enabled()) {
 			return;
 		}
@@ -101,6 +103,14 @@ final class SyntheticProbes {
 		if (logger.isDebugEnabled()) {
 			logger.debug("Probe of endpoint '" + this.endpoint.name() + "': " + outcome + " in " + attempt.duration());
 		}
+	}
+
+	/**
+	 * Send no more probes: the endpoint's client is being closed. Resilience4j's own timer may still
+	 * move the breaker to HALF_OPEN later; nothing is sent then.
+	 */
+	void stop() {
+		this.stopped = true;
 	}
 
 	ProbeStats stats() {

@@ -3,9 +3,9 @@ package dev.llmresilience.actuate;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.support.FakeUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import org.junit.jupiter.api.AfterEach;
@@ -19,8 +19,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -31,13 +31,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(OutputCaptureExtension.class)
 class BreakerTransitionsTests {
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	private ApplicationContextRunner contextRunner;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		this.contextRunner = this.upstreams.runner()
 			.withPropertyValues("llm.endpoints.primary.retry.max-attempts=1",
 					"llm.endpoints.primary.circuit-breaker.sliding-window-size=4",
@@ -55,7 +55,7 @@ class BreakerTransitionsTests {
 	@Test
 	void openingIsAWarningWithTheRateAndWindowAndRecoveryIsInfoWithWhatItMeans(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
-			LlmEndpoint primary = MockUpstreams.endpoint(context, "primary");
+			LlmEndpoint primary = FakeUpstream.endpoint(context, "primary");
 			calls(primary, 4, 500);
 			assertThat(primary.circuitBreaker().getState()).isEqualTo(State.OPEN);
 			primary.circuitBreaker().transitionToHalfOpenState();
@@ -83,7 +83,7 @@ class BreakerTransitionsTests {
 	@Test
 	void failedProbesReopenAtWarnWithTheProbesRate(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
-			LlmEndpoint primary = MockUpstreams.endpoint(context, "primary");
+			LlmEndpoint primary = FakeUpstream.endpoint(context, "primary");
 			calls(primary, 4, 503);
 			primary.circuitBreaker().transitionToHalfOpenState();
 			calls(primary, 2, 503);
@@ -99,7 +99,7 @@ class BreakerTransitionsTests {
 	@Test
 	void changesMadeByHandAreInfoNotWarnings(CapturedOutput output) {
 		this.contextRunner.run((context) -> {
-			CircuitBreaker breaker = MockUpstreams.endpoint(context, "primary").circuitBreaker();
+			CircuitBreaker breaker = FakeUpstream.endpoint(context, "primary").circuitBreaker();
 			breaker.transitionToForcedOpenState();
 			breaker.transitionToClosedState();
 			breaker.transitionToDisabledState();
@@ -117,7 +117,7 @@ class BreakerTransitionsTests {
 	@Test
 	void keepsTheLastTenTransitionsOfEachEndpoint() {
 		this.contextRunner.run((context) -> {
-			CircuitBreaker breaker = MockUpstreams.endpoint(context, "primary").circuitBreaker();
+			CircuitBreaker breaker = FakeUpstream.endpoint(context, "primary").circuitBreaker();
 			for (int i = 0; i < 6; i++) {
 				breaker.transitionToForcedOpenState();
 				breaker.transitionToClosedState();

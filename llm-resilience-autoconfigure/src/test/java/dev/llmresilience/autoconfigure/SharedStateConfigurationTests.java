@@ -29,7 +29,7 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
 
-import static dev.llmresilience.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

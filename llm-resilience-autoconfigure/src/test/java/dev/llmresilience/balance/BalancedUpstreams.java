@@ -1,7 +1,5 @@
 package dev.llmresilience.balance;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -10,12 +8,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.RouteBalanceDescriptor;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -29,25 +28,20 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 /**
- * Named local OpenAI-compatible servers for the balancing tests, each answering with its own name
- * as the content, and switchable at run time to answer slowly or to fail; a context runner with the
+ * Named {@link FakeUpstream} servers for the balancing tests, each answering with its own name as
+ * the content, and switchable at run time to answer slowly or to fail; a context runner with the
  * starter, its actuator endpoint and its meters pointed at them. Loopback only.
  */
 final class BalancedUpstreams implements AutoCloseable {
 
+	private final FakeUpstream servers;
+
 	private final Map<String, Upstream> upstreams = new LinkedHashMap<>();
 
 	BalancedUpstreams(String... names) {
-		try {
-			for (String name : names) {
-				Upstream upstream = new Upstream(name);
-				this.upstreams.put(name, upstream);
-				upstream.server.start();
-			}
-		}
-		catch (IOException ex) {
-			close();
-			throw new UncheckedIOException(ex);
+		this.servers = FakeUpstream.of(names);
+		for (String name : names) {
+			this.upstreams.put(name, new Upstream(name, this.servers.server(name)));
 		}
 	}
 
@@ -62,11 +56,7 @@ final class BalancedUpstreams implements AutoCloseable {
 	 * @return the runner
 	 */
 	ApplicationContextRunner runner(String... more) {
-		List<String> properties = new ArrayList<>();
-		this.upstreams.forEach((name, upstream) -> {
-			properties.add("llm.endpoints." + name + ".base-url=" + upstream.server.url("/v1"));
-			properties.add("llm.endpoints." + name + ".model=" + name + "-model");
-		});
+		List<String> properties = new ArrayList<>(List.of(this.servers.properties()));
 		properties.add("llm.defaults.retry.max-attempts=1");
 		properties.add("management.endpoints.web.exposure.include=llmbreakers");
 		properties.addAll(List.of(more));
@@ -90,13 +80,13 @@ final class BalancedUpstreams implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.upstreams.values().forEach((upstream) -> upstream.server.close());
+		this.servers.close();
 	}
 
-	/** One server: answers its name, after {@link #delay} if set, or {@link #status} if not 200. */
+	/** One server's answers: its name, after {@link #delay} if set, or {@link #status} if not 200. */
 	static final class Upstream extends Dispatcher {
 
-		final MockWebServer server = new MockWebServer();
+		final MockWebServer server;
 
 		private final String name;
 
@@ -106,8 +96,9 @@ final class BalancedUpstreams implements AutoCloseable {
 
 		private volatile int status = 200;
 
-		Upstream(String name) {
+		Upstream(String name, MockWebServer server) {
 			this.name = name;
+			this.server = server;
 			this.server.setDispatcher(this);
 		}
 
@@ -115,9 +106,9 @@ final class BalancedUpstreams implements AutoCloseable {
 		public MockResponse dispatch(RecordedRequest request) {
 			this.requests.incrementAndGet();
 			if (this.status != 200) {
-				return MockUpstreams.error(this.status, "server_error");
+				return Answers.error(this.status, "server_error");
 			}
-			return new MockResponse.Builder(MockUpstreams.completion(this.name))
+			return new MockResponse.Builder(Answers.completion(this.name))
 				.headersDelay(this.delay.toMillis(), TimeUnit.MILLISECONDS)
 				.build();
 		}

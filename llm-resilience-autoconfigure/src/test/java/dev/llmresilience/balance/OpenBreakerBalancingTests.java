@@ -2,12 +2,13 @@ package dev.llmresilience.balance;
 
 import java.time.Duration;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -43,7 +44,7 @@ class OpenBreakerBalancingTests {
 				"llm.endpoints.a.circuit-breaker.minimum-number-of-calls=4")
 			.withBean(BalanceSource.class, () -> BalanceSource.seeded(11, System::nanoTime))
 			.run((context) -> {
-				CircuitBreaker breaker = MockUpstreams.endpoint(context, "a").circuitBreaker();
+				CircuitBreaker breaker = FakeUpstream.endpoint(context, "a").circuitBreaker();
 				for (int i = 0; i < 200 && breaker.getState() != CircuitBreaker.State.OPEN; i++) {
 					assertThat(chat(context).endpoint()).isIn("b", "c");
 				}
@@ -66,8 +67,8 @@ class OpenBreakerBalancingTests {
 	void withEveryBreakerOpenTheCallIsBusyWithoutACall(String balance) {
 		this.upstreams.runner("llm.routes.default.endpoints=a,b", "llm.routes.default.balance=" + balance)
 			.run((context) -> {
-				MockUpstreams.endpoint(context, "a").circuitBreaker().transitionToForcedOpenState();
-				MockUpstreams.endpoint(context, "b").circuitBreaker().transitionToForcedOpenState();
+				FakeUpstream.endpoint(context, "a").circuitBreaker().transitionToForcedOpenState();
+				FakeUpstream.endpoint(context, "b").circuitBreaker().transitionToForcedOpenState();
 				ChatResponse response = chat(context);
 				assertThat(response.tier()).isEqualTo(Tier.BUSY);
 				assertThat(response.attempts()).extracting(Attempt::outcome)
@@ -79,7 +80,7 @@ class OpenBreakerBalancingTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "weighted", "least-latency" })
 	void anEndpointWithAFullBulkheadIsNotChosen(String balance) {
-		MockUpstreams.Gate gate = new MockUpstreams.Gate(MockUpstreams.completion("held"));
+		FakeUpstream.Gate gate = new FakeUpstream.Gate(Answers.completion("held"));
 		this.upstreams.get("a").server.setDispatcher(gate);
 		this.upstreams.runner("llm.routes.default.endpoints=a,b", "llm.routes.default.balance=" + balance,
 				"llm.endpoints.a.bulkhead.max-concurrent-calls=1", "llm.endpoints.a.weight=100")

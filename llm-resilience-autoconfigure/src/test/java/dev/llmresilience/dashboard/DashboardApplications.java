@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.FakeUpstream;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -24,10 +24,10 @@ final class DashboardApplications {
 	private DashboardApplications() {
 	}
 
-	static ConfigurableApplicationContext start(WebApplicationType type, MockUpstreams upstreams, String... more) {
+	static ConfigurableApplicationContext start(WebApplicationType type, FakeUpstream upstreams, String... more) {
 		List<String> arguments = new ArrayList<>(List.of("--spring.main.web-application-type=" + type.name().toLowerCase(),
 				"--server.port=0", "--llm.endpoints.primary.base-url=" + upstreams.primary().url("/v1"),
-				"--llm.endpoints.primary.model=primary-model", "--llm.endpoints.primary.api-key=" + MockUpstreams.PRIMARY_KEY,
+				"--llm.endpoints.primary.model=primary-model", "--llm.endpoints.primary.api-key=" + FakeUpstream.PRIMARY_KEY,
 				"--llm.endpoints.backup.base-url=" + upstreams.backup().url("/v1"), "--llm.endpoints.backup.model=backup-model",
 				"--llm.endpoints.backup.priority=1", "--llm.endpoints.backup.api-key-required=false",
 				"--management.endpoints.web.exposure.include=health,llmbreakers"));

@@ -4,9 +4,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,8 +15,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -35,13 +35,13 @@ class DashboardBrowserTests {
 
 	private static final String PRIMARY_STATE = "document.querySelector('tr[data-endpoint=\"primary\"] .state')?.dataset.state ?? null";
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
 		assumeTrue(CHROMIUM.isPresent(), "No Chromium on this machine, so the dashboard's browser test is skipped: "
 				+ "install Debian's chromium package (apt-get install -y chromium) or set CHROMIUM=/path/to/chromium");
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

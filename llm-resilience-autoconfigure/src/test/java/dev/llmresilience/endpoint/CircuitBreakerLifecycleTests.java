@@ -6,22 +6,23 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams.Gate;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream.Gate;
+import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
-import static dev.llmresilience.endpoint.DirectEndpoints.DEFAULT_BREAKER;
-import static dev.llmresilience.endpoint.DirectEndpoints.call;
-import static dev.llmresilience.endpoint.DirectEndpoints.retry;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.TestEndpoints.DEFAULT_BREAKER;
+import static dev.llmresilience.support.TestEndpoints.call;
+import static dev.llmresilience.support.TestEndpoints.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -33,7 +34,7 @@ class CircuitBreakerLifecycleTests {
 
 	private final MockWebServer server = new MockWebServer();
 
-	private final DirectEndpoints endpoints = new DirectEndpoints(() -> 0.5);
+	private final TestEndpoints endpoints = new TestEndpoints(() -> 0.5);
 
 	private LlmEndpoint endpoint;
 
@@ -86,10 +87,10 @@ class CircuitBreakerLifecycleTests {
 	@Test
 	void breakerLetsAProbeThroughOnceTheWaitInOpenStateHasPassed() {
 		open();
-		this.endpoints.clock.advance(Duration.ofSeconds(29));
+		this.endpoints.clock().advance(Duration.ofSeconds(29));
 		assertThat(call(this.endpoint)).containsExactly(Outcome.BREAKER_OPEN);
 		assertThat(this.server.getRequestCount()).isEqualTo(20);
-		this.endpoints.clock.advance(Duration.ofSeconds(1).plusMillis(1));
+		this.endpoints.clock().advance(Duration.ofSeconds(1).plusMillis(1));
 		this.server.enqueue(completion("probe"));
 		assertThat(call(this.endpoint)).containsExactly(Outcome.SUCCESS);
 		assertThat(state()).isEqualTo(State.HALF_OPEN);
@@ -126,7 +127,7 @@ class CircuitBreakerLifecycleTests {
 	@Test
 	void callsBeyondTheThreeProbesAreRejectedWithoutCallingTheServer() throws Exception {
 		this.endpoint.circuitBreaker().transitionToOpenState();
-		this.endpoints.clock.advance(Duration.ofSeconds(31));
+		this.endpoints.clock().advance(Duration.ofSeconds(31));
 		Gate gate = new Gate(completion("probe"));
 		this.server.setDispatcher(gate);
 		List<Attempt> probes = new CopyOnWriteArrayList<>();
@@ -157,7 +158,7 @@ class CircuitBreakerLifecycleTests {
 
 	private void openAndWait() {
 		open();
-		this.endpoints.clock.advance(Duration.ofSeconds(31));
+		this.endpoints.clock().advance(Duration.ofSeconds(31));
 	}
 
 	private void enqueue(int successes, int failures) {

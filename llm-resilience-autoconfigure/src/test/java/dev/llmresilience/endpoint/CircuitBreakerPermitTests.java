@@ -14,6 +14,7 @@ import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -23,7 +24,7 @@ import reactor.core.publisher.Sinks;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import static dev.llmresilience.endpoint.DirectEndpoints.retry;
+import static dev.llmresilience.support.TestEndpoints.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -36,10 +37,10 @@ class CircuitBreakerPermitTests {
 
 	private final HeldCall upstream = new HeldCall();
 
-	private final LlmEndpoint endpoint = new DirectEndpoints(() -> 0.5).factory()
+	private final LlmEndpoint endpoint = new TestEndpoints(() -> 0.5).factory()
 		.create(new EndpointSettings("permits", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null), "permit-model",
 				"openai", 0, null, true, Map.of(), null, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20, DirectEndpoints.DEFAULT_BREAKER, retry(1),
+				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20, TestEndpoints.DEFAULT_BREAKER, retry(1),
 				new EndpointSettings.BulkheadSettings(50, Duration.ZERO)), this.upstream);
 
 	private final CircuitBreaker breaker = this.endpoint.circuitBreaker();

@@ -10,6 +10,7 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.functions.Either;
@@ -19,10 +20,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
-import static dev.llmresilience.endpoint.DirectEndpoints.DEFAULT_BREAKER;
-import static dev.llmresilience.endpoint.DirectEndpoints.retry;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.TestEndpoints.DEFAULT_BREAKER;
+import static dev.llmresilience.support.TestEndpoints.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -40,7 +41,7 @@ class EndpointRetryTests {
 
 	private final MockWebServer server = new MockWebServer();
 
-	private DirectEndpoints endpoints;
+	private TestEndpoints endpoints;
 
 	@BeforeEach
 	void start() throws Exception {
@@ -94,7 +95,7 @@ class EndpointRetryTests {
 
 	@Test
 	void retriesWaitTheComputedBackoffBetweenAttempts() {
-		this.endpoints = new DirectEndpoints(() -> 0.5);
+		this.endpoints = new TestEndpoints(() -> 0.5);
 		LlmEndpoint endpoint = this.endpoints.create(this.server, DEFAULT_BREAKER, new EndpointSettings.RetrySettings(3,
 				Duration.ofMillis(10), 2.0, Duration.ofSeconds(1), 0.25, Duration.ofSeconds(10)));
 		List<Duration> waits = new CopyOnWriteArrayList<>();
@@ -110,7 +111,7 @@ class EndpointRetryTests {
 
 	@Test
 	void retryIsNotMadeOnceTheFailuresItRetriesHaveOpenedTheBreaker() {
-		this.endpoints = new DirectEndpoints(() -> 0.5);
+		this.endpoints = new TestEndpoints(() -> 0.5);
 		LlmEndpoint endpoint = this.endpoints.create(this.server,
 				new EndpointSettings.CircuitBreakerSettings(2, 2, 50f, Duration.ofSeconds(30), 3, Duration.ofSeconds(60),
 						100f),
@@ -129,7 +130,7 @@ class EndpointRetryTests {
 
 	@Test
 	void breakerForcedOpenBetweenAttemptsStopsTheRetryAndIsNotRetriedItself() {
-		this.endpoints = new DirectEndpoints(() -> 0.5);
+		this.endpoints = new TestEndpoints(() -> 0.5);
 		LlmEndpoint endpoint = this.endpoints.create(this.server, DEFAULT_BREAKER, retry(3));
 		this.server.enqueue(error(503, "overloaded"));
 		this.server.enqueue(completion("never asked for"));
@@ -146,7 +147,7 @@ class EndpointRetryTests {
 	}
 
 	private static IntervalBiFunction<Object> interval(DoubleSupplier random) {
-		DirectEndpoints endpoints = new DirectEndpoints(random);
+		TestEndpoints endpoints = new TestEndpoints(random);
 		return endpoints.factory().retryConfig(DEFAULT_RETRY).getIntervalBiFunction();
 	}
 

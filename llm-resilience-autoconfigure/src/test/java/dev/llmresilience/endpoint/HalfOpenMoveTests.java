@@ -13,13 +13,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.llmresilience.MockUpstreams.Gate;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.support.FakeUpstream.Gate;
+import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
@@ -32,7 +33,7 @@ import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -98,7 +99,7 @@ class HalfOpenMoveTests {
 				Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
 				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofMillis(200), 3,
 						Duration.ofSeconds(60), 100f, EndpointSettings.Probe.SYNTHETIC),
-				DirectEndpoints.retry(1), new EndpointSettings.BulkheadSettings(50, Duration.ZERO), true);
+				TestEndpoints.retry(1), new EndpointSettings.BulkheadSettings(50, Duration.ZERO), true);
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		pools.add(pool);
 		return factory.create(settings,

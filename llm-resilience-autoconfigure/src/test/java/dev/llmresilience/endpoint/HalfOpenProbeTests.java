@@ -14,8 +14,9 @@ import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
+import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -23,7 +24,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 
-import static dev.llmresilience.endpoint.DirectEndpoints.retry;
+import static dev.llmresilience.support.TestEndpoints.retry;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -40,7 +41,7 @@ class HalfOpenProbeTests {
 
 	private final HeldCalls upstream = new HeldCalls();
 
-	private final DirectEndpoints endpoints = new DirectEndpoints(() -> 0.5);
+	private final TestEndpoints endpoints = new TestEndpoints(() -> 0.5);
 
 	private LlmEndpoint endpoint;
 

@@ -9,8 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
-import dev.llmresilience.StreamTestSupport.FakeClient;
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -19,6 +17,8 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.support.TestEndpoints;
+import dev.llmresilience.support.TestEndpoints.FakeClient;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -30,9 +30,9 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.StreamTestSupport.counted;
-import static dev.llmresilience.StreamTestSupport.finished;
-import static dev.llmresilience.StreamTestSupport.text;
+import static dev.llmresilience.support.TestEndpoints.counted;
+import static dev.llmresilience.support.TestEndpoints.finished;
+import static dev.llmresilience.support.TestEndpoints.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -300,7 +300,7 @@ class StreamBreakerAccountingTests {
 	}
 
 	private static LlmEndpoint endpoint(FakeClient client, int maxAttempts, int maxConcurrentCalls) {
-		return StreamTestSupport.endpoint(StreamTestSupport.settings("primary", "http://localhost:1/v1", THIRTY_SECONDS,
+		return TestEndpoints.endpoint(TestEndpoints.settings("primary", "http://localhost:1/v1", THIRTY_SECONDS,
 				THIRTY_SECONDS, maxAttempts, maxConcurrentCalls), client);
 	}
 

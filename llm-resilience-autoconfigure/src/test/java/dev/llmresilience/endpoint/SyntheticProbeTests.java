@@ -2,8 +2,6 @@ package dev.llmresilience.endpoint;
 
 import java.time.Duration;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.Gate;
 import dev.llmresilience.actuate.BreakerTransitions;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
@@ -13,6 +11,9 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,8 +32,8 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -47,11 +48,11 @@ class SyntheticProbeTests {
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -103,6 +104,22 @@ class SyntheticProbeTests {
 	}
 
 	@Test
+	void anEndpointWhoseApplicationHasClosedSendsNoProbe() {
+		this.upstreams.primary().setDispatcher(answering("Hello"));
+		CircuitBreaker[] breaker = new CircuitBreaker[1];
+		runner().run((context) -> {
+			breaker[0] = endpoint(context, "primary").circuitBreaker();
+			breaker[0].transitionToOpenState();
+		});
+		// Resilience4j's own timer still moves the breaker to half-open after the wait...
+		await().atMost(Duration.ofSeconds(5)).until(() -> breaker[0].getState() == State.HALF_OPEN);
+		// ...but the closed application's endpoint sends nothing (its connection pool is gone)
+		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+			.until(() -> this.upstreams.primary().getRequestCount() == 0);
+		assertThat(breaker[0].getState()).isEqualTo(State.HALF_OPEN);
+	}
+
+	@Test
 	void usersCallsGoToTheNextEndpointWhileTheLibraryProbes() {
 		Gate probes = new Gate(completion("probe answered"));
 		this.upstreams.primary().setDispatcher(probes);
@@ -112,7 +129,7 @@ class SyntheticProbeTests {
 			breaker.transitionToOpenState();
 			await().atMost(Duration.ofSeconds(5)).until(() -> this.upstreams.primary().getRequestCount() == 3);
 			assertThat(breaker.getState()).isEqualTo(State.HALF_OPEN);
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.tier()).isEqualTo(Tier.FALLBACK);
 			assertThat(answer.content()).isEqualTo("from backup");
 			assertThat(answer.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.BREAKER_OPEN,
@@ -120,7 +137,7 @@ class SyntheticProbeTests {
 			assertThat(this.upstreams.primary().getRequestCount()).as("no user call reached the primary").isEqualTo(3);
 			probes.open();
 			await().atMost(Duration.ofSeconds(5)).until(() -> breaker.getState() == State.CLOSED);
-			assertThat(MockUpstreams.chat(context).tier()).isEqualTo(Tier.PRIMARY);
+			assertThat(FakeUpstream.chat(context).tier()).isEqualTo(Tier.PRIMARY);
 		});
 	}
 
@@ -132,7 +149,7 @@ class SyntheticProbeTests {
 
 			@Override
 			public synchronized MockResponse dispatch(RecordedRequest request) {
-				return (++this.calls <= 3) ? MockUpstreams.json(503, "{\"error\":{\"message\":\"still down\"}}")
+				return (++this.calls <= 3) ? Answers.json(503, "{\"error\":{\"message\":\"still down\"}}")
 						: completion("Hello");
 			}
 

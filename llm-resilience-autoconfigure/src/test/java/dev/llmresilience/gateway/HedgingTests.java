@@ -4,15 +4,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams.Gate;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterEach;
@@ -23,10 +24,10 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.StreamTestSupport.sse;
-import static dev.llmresilience.StreamTestSupport.stream;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.stream;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -41,11 +42,11 @@ class HedgingTests {
 
 	private static final Duration VERIFY = Duration.ofSeconds(15);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -101,7 +102,7 @@ class HedgingTests {
 		this.upstreams.primary().enqueue(completion("from primary"));
 		hedging().run((context) -> {
 			VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.SUCCESS);
 			time.advanceTimeBy(Duration.ofSeconds(5));
@@ -271,9 +272,9 @@ class HedgingTests {
 
 	@Test
 	void whenBothEndpointsFailTheWalkGoesOnAfterBoth() throws Exception {
-		Gate held = new Gate(MockUpstreams.json(500, "{\"error\":{\"message\":\"down\"}}"));
+		Gate held = new Gate(Answers.json(500, "{\"error\":{\"message\":\"down\"}}"));
 		this.upstreams.primary().setDispatcher(held);
-		this.upstreams.backup().enqueue(MockUpstreams.json(500, "{\"error\":{\"message\":\"down too\"}}"));
+		this.upstreams.backup().enqueue(Answers.json(500, "{\"error\":{\"message\":\"down too\"}}"));
 		try (MockWebServer third = new MockWebServer()) {
 			third.enqueue(completion("from third"));
 			third.start();
@@ -313,7 +314,7 @@ class HedgingTests {
 				// twenty quick answers: their 95th percentile is below the one-second floor
 				for (int i = 0; i < 20; i++) {
 					this.upstreams.primary().enqueue(completion("quick " + i));
-					assertThat(MockUpstreams.chat(context).tier()).isEqualTo(Tier.PRIMARY);
+					assertThat(FakeUpstream.chat(context).tier()).isEqualTo(Tier.PRIMARY);
 				}
 				assertThat(endpoint(context, "primary").firstTokenTimes().percentile(95)).isLessThan(Duration.ofSeconds(1));
 				this.upstreams.primary().setDispatcher(held);

@@ -5,15 +5,13 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams.Gate;
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -21,6 +19,11 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.ToolCall;
+import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.FakeUpstream.Gate;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -35,10 +38,10 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.StreamTestSupport.fixture;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.streamFixture;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -55,11 +58,11 @@ class LivenessTests {
 
 	private static final Duration VERIFY = Duration.ofSeconds(15);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -70,10 +73,10 @@ class LivenessTests {
 
 	@Test
 	void chatGoesUpstreamAsAStreamAndIsAssembledIntoOneAnswer() throws Exception {
-		String recorded = fixture("pysdk-stream-basic-stop-usage.sse");
+		String recorded = streamFixture("pysdk-stream-basic-stop-usage.sse");
 		this.upstreams.primary().enqueue(sse(recorded));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.content()).isEqualTo(textOf(recorded)).startsWith("I'm unable to provide real-time weather");
 			assertThat(answer.finishReason()).isEqualTo("stop");
@@ -89,9 +92,9 @@ class LivenessTests {
 
 	@Test
 	void toolCallsStreamedUpstreamAreAssembledIntoTheChatAnswer() {
-		this.upstreams.primary().enqueue(sse(fixture("pysdk-stream-parallel-tool-calls.sse")));
+		this.upstreams.primary().enqueue(sse(streamFixture("pysdk-stream-parallel-tool-calls.sse")));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.finishReason()).isEqualTo("tool_calls");
 			assertThat(answer.toolCalls()).extracting(ToolCall::name).containsExactly("GetWeatherArgs", "get_stock_price");
 			assertThat(answer.toolCalls()).extracting(ToolCall::id).allSatisfy((id) -> assertThat(id).startsWith("call_"));
@@ -106,7 +109,7 @@ class LivenessTests {
 	void plainJsonAnswerToAStreamedRequestIsAcceptedAsItIs() throws Exception {
 		this.upstreams.primary().enqueue(completion("a plain answer"));
 		this.upstreams.runner().run((context) -> {
-			ChatResponse answer = MockUpstreams.chat(context);
+			ChatResponse answer = FakeUpstream.chat(context);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.content()).isEqualTo("a plain answer");
 			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.successes(1));
@@ -117,13 +120,13 @@ class LivenessTests {
 
 	@Test
 	void serverThatRefusesStreamOptionsIsAskedAgainWithoutThemAndNeverWithThemAgain() throws Exception {
-		this.upstreams.primary().enqueue(MockUpstreams.json(400, "{\"error\":{\"message\":\"Unrecognized request "
+		this.upstreams.primary().enqueue(Answers.json(400, "{\"error\":{\"message\":\"Unrecognized request "
 				+ "argument supplied: stream_options\",\"type\":\"invalid_request_error\",\"code\":null}}"));
-		this.upstreams.primary().enqueue(sse(StreamTestSupport.stream("first")));
-		this.upstreams.primary().enqueue(sse(StreamTestSupport.stream("second")));
+		this.upstreams.primary().enqueue(sse(Answers.stream("first")));
+		this.upstreams.primary().enqueue(sse(Answers.stream("second")));
 		this.upstreams.runner().run((context) -> {
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("first");
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("second");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("first");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("second");
 			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.successes(2));
 		});
 		List<JsonNode> sent = new ArrayList<>();
@@ -136,13 +139,13 @@ class LivenessTests {
 
 	@Test
 	void serverThatRefusesStreamingIsSentPlainRequestsFromThenOn() throws Exception {
-		this.upstreams.primary().enqueue(MockUpstreams.json(400,
+		this.upstreams.primary().enqueue(Answers.json(400,
 				"{\"error\":{\"message\":\"stream is not supported by this server\",\"type\":\"invalid_request_error\"}}"));
 		this.upstreams.primary().enqueue(completion("plain one"));
 		this.upstreams.primary().enqueue(completion("plain two"));
 		this.upstreams.runner().run((context) -> {
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("plain one");
-			assertThat(MockUpstreams.chat(context).content()).isEqualTo("plain two");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("plain one");
+			assertThat(FakeUpstream.chat(context).content()).isEqualTo("plain two");
 		});
 		this.upstreams.primary().takeRequest();
 		assertThat(mapper.readTree(this.upstreams.primary().takeRequest().getBody().utf8()).has("stream")).isFalse();
@@ -210,23 +213,48 @@ class LivenessTests {
 		for (int i = 0; i < 30; i++) {
 			words.add("w" + i + " ");
 		}
-		this.upstreams.primary().enqueue(steady(words, Duration.ofMillis(500)));
-		this.upstreams.primary().enqueue(steady(words, Duration.ofMillis(500)));
+		Semaphore streamPace = new Semaphore(0);
+		Semaphore chatPace = new Semaphore(0);
+		this.upstreams.primary().enqueue(steady(words, streamPace));
+		this.upstreams.primary().enqueue(steady(words, chatPace));
 		String whole = String.join("", words);
 		this.upstreams.runner().run((context) -> {
 			LlmGateway gateway = context.getBean(LlmGateway.class);
+			LlmEndpoint primary = endpoint(context, "primary");
+			VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
 			List<ChatChunk> chunks = new CopyOnWriteArrayList<>();
 			CountDownLatch streamed = new CountDownLatch(1);
 			gateway.stream(ChatRequest.ofUser("a long story")).doFinally((signal) -> streamed.countDown()).subscribe(chunks::add);
-			ChatResponse answer = gateway.chat(ChatRequest.ofUser("a long story")).block(Duration.ofSeconds(40));
-			assertThat(streamed.await(40, TimeUnit.SECONDS)).isTrue();
+			// a word every 500 ms of virtual time, each let go once the one before it has reached the caller
+			for (int i = 0; i < words.size(); i++) {
+				int seen = i + 1;
+				if (i > 0) {
+					time.advanceTimeBy(Duration.ofMillis(500));
+				}
+				streamPace.release();
+				await().atMost(Duration.ofSeconds(10)).until(() -> chunks.size() >= seen);
+			}
+			time.advanceTimeBy(Duration.ofMillis(500));
+			streamPace.release();
+			assertThat(streamed.await(20, TimeUnit.SECONDS)).isTrue();
+			CompletableFuture<ChatResponse> answered = gateway.chat(ChatRequest.ofUser("a long story")).toFuture();
+			// the chat's chunks are not seen until its answer: its first token is, in the endpoint's times
+			chatPace.release();
+			await().atMost(Duration.ofSeconds(10)).until(() -> primary.firstTokenTimes().count() == 2);
+			for (int i = 1; i < words.size(); i++) {
+				time.advanceTimeBy(Duration.ofMillis(500));
+				chatPace.release();
+			}
+			time.advanceTimeBy(Duration.ofMillis(500));
+			chatPace.release();
+			ChatResponse answer = answered.get(20, TimeUnit.SECONDS);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.content()).isEqualTo(whole);
 			assertThat(answer.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.SUCCESS);
 			assertThat(answer.latency()).isGreaterThan(Duration.ofSeconds(14));
 			assertThat(chunks.stream().map(ChatChunk::content).collect(Collectors.joining())).isEqualTo(whole);
 			assertThat(chunks).allSatisfy((chunk) -> assertThat(chunk.tier()).isEqualTo(Tier.PRIMARY));
-			CircuitBreaker.Metrics metrics = endpoint(context, "primary").circuitBreaker().getMetrics();
+			CircuitBreaker.Metrics metrics = primary.circuitBreaker().getMetrics();
 			assertThat(metrics.getNumberOfSuccessfulCalls()).isEqualTo(2);
 			assertThat(metrics.getNumberOfFailedCalls()).isZero();
 			assertThat(metrics.getNumberOfSlowCalls()).as("a long answer is not a slow provider").isZero();
@@ -240,7 +268,7 @@ class LivenessTests {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
 				return request.getBody().utf8().contains("wait") ? held.dispatch(request)
-						: MockUpstreams.json(500, "{\"error\":{\"message\":\"down\"}}");
+						: Answers.json(500, "{\"error\":{\"message\":\"down\"}}");
 			}
 		});
 		this.upstreams.backup().setDispatcher(answering("from backup"));
@@ -257,7 +285,7 @@ class LivenessTests {
 				gateway.stream(ChatRequest.ofUser("wait in a stream")).subscribe(releasedStream::add);
 				awaitRequests(this.upstreams.primary(), 4);
 				for (int i = 0; i < 4; i++) {
-					assertThat(MockUpstreams.chat(context, ChatRequest.ofUser("fail " + i)).tier()).isEqualTo(Tier.FALLBACK);
+					assertThat(FakeUpstream.chat(context, ChatRequest.ofUser("fail " + i)).tier()).isEqualTo(Tier.FALLBACK);
 				}
 				CircuitBreaker primary = endpoint(context, "primary").circuitBreaker();
 				assertThat(primary.getState()).isEqualTo(CircuitBreaker.State.OPEN);
@@ -307,8 +335,9 @@ class LivenessTests {
 		};
 	}
 
-	// An answer whose words come one every period, each in its own chunk, then finish, usage and [DONE].
-	private static MockResponse steady(List<String> words, Duration period) {
+	// An answer whose words come one at a time, each in its own chunk, then finish, usage and [DONE]:
+	// each word, and the end, when the test lets it go (one permit each), so that its pace is virtual.
+	private static MockResponse steady(List<String> words, Semaphore pace) {
 		return new MockResponse.Builder().code(200)
 			.setHeader("Content-Type", "text/event-stream")
 			.removeHeader("Content-Length")
@@ -316,12 +345,16 @@ class LivenessTests {
 			.socketHandler((socket) -> {
 				try (BufferedSink sink = Okio.buffer(socket.getSink())) {
 					for (String word : words) {
-						chunk(sink, StreamTestSupport.content(word));
-						// the fake provider's own pace: the test itself does not wait on it
-						Thread.sleep(period.toMillis());
+						if (!pace.tryAcquire(20, TimeUnit.SECONDS)) {
+							return;
+						}
+						chunk(sink, Answers.content(word));
 					}
-					chunk(sink, StreamTestSupport.finish("stop"));
-					chunk(sink, StreamTestSupport.usage(10, words.size()));
+					if (!pace.tryAcquire(20, TimeUnit.SECONDS)) {
+						return;
+					}
+					chunk(sink, Answers.finish("stop"));
+					chunk(sink, Answers.usage(10, words.size()));
 					chunk(sink, "data: [DONE]\n\n");
 					sink.writeUtf8("0\r\n\r\n").flush();
 				}

@@ -6,21 +6,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.llmresilience.StreamTestSupport.FakeClient;
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.support.TestEndpoints;
+import dev.llmresilience.support.TestEndpoints.FakeClient;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 
-import static dev.llmresilience.StreamTestSupport.counted;
-import static dev.llmresilience.StreamTestSupport.finished;
-import static dev.llmresilience.StreamTestSupport.text;
+import static dev.llmresilience.support.TestEndpoints.counted;
+import static dev.llmresilience.support.TestEndpoints.finished;
+import static dev.llmresilience.support.TestEndpoints.text;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -93,7 +93,7 @@ class StreamingDeadlineTests {
 	}
 
 	private static DefaultLlmGateway gateway(FakeClient client, Duration deadline, List<LlmEndpoint> created) {
-		LlmEndpoint endpoint = StreamTestSupport.endpoint(StreamTestSupport.settings("primary", "http://localhost:1/v1",
+		LlmEndpoint endpoint = TestEndpoints.endpoint(TestEndpoints.settings("primary", "http://localhost:1/v1",
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5), client);
 		created.add(endpoint);
 		EndpointRegistry registry = new EndpointRegistry(List.of(endpoint), Map.of("default", List.of("primary")),

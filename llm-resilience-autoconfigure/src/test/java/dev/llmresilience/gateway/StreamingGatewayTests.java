@@ -5,9 +5,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.StreamTestSupport.Ending;
-import dev.llmresilience.StreamTestSupport;
-import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -18,29 +15,30 @@ import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.Answers.Ending;
+import dev.llmresilience.support.FakeUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.MockResponse;
-import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ContextConsumer;
 
-import static dev.llmresilience.StreamTestSupport.content;
-import static dev.llmresilience.StreamTestSupport.fixture;
-import static dev.llmresilience.StreamTestSupport.role;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.content;
+import static dev.llmresilience.support.Answers.role;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.streamFixture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link LlmGateway#stream} over real HTTP through the auto-configuration: two local servers,
- * {@code primary} and {@code backup}, replaying, cutting and stalling streams.
+ * {@link LlmGateway#stream} over real HTTP through the auto-configuration: two {@link FakeUpstream}
+ * servers, {@code primary} and {@code backup}, replaying, cutting and stalling streams.
  */
 class StreamingGatewayTests {
 
@@ -49,36 +47,30 @@ class StreamingGatewayTests {
 	private static final String BASIC_TEXT = "I'm unable to provide real-time weather updates. To get the current "
 			+ "weather in San Francisco, I recommend checking a reliable weather website or a weather app.";
 
-	private final MockWebServer primary = new MockWebServer();
-
-	private final MockWebServer backup = new MockWebServer();
+	private FakeUpstream upstreams;
 
 	private final CountDownLatch release = new CountDownLatch(1);
 
 	private ApplicationContextRunner runner;
 
 	@BeforeEach
-	void start() throws Exception {
-		this.primary.start();
-		this.backup.start();
-		this.runner = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LlmAutoConfiguration.class))
-			.withPropertyValues("llm.endpoints.primary.base-url=" + this.primary.url("/v1"),
-					"llm.endpoints.primary.model=m1", "llm.endpoints.primary.api-key=sk-test-123456789",
-					"llm.endpoints.backup.base-url=" + this.backup.url("/v1"), "llm.endpoints.backup.model=m2",
-					"llm.endpoints.backup.priority=1", "llm.defaults.retry.initial-backoff=1ms",
-					"llm.defaults.first-token-timeout=2s", "llm.defaults.stream-idle-timeout=2s");
+	void start() {
+		this.upstreams = FakeUpstream.start();
+		this.runner = this.upstreams.runner()
+			.withPropertyValues("llm.endpoints.primary.model=m1", "llm.endpoints.primary.api-key=sk-test-123456789",
+					"llm.endpoints.backup.model=m2", "llm.defaults.first-token-timeout=2s",
+					"llm.defaults.stream-idle-timeout=2s");
 	}
 
 	@AfterEach
 	void stop() {
 		this.release.countDown();
-		this.primary.close();
-		this.backup.close();
+		this.upstreams.close();
 	}
 
 	@Test
 	void streamsTheAnswerFromThePrimaryWithFinishReasonAndUsageOnTheLastChunkOnly() {
-		this.primary.enqueue(sse(fixture("pysdk-stream-basic-stop-usage.sse")));
+		this.upstreams.primary().enqueue(sse(streamFixture("pysdk-stream-basic-stop-usage.sse")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Weather?")).collectList().block(WAIT);
 			assertThat(joined(chunks)).isEqualTo(BASIC_TEXT);
@@ -97,7 +89,7 @@ class StreamingGatewayTests {
 
 	@Test
 	void aToolCallStreamIsRelayedAsToolCallDeltas() {
-		this.primary.enqueue(sse(fixture("pysdk-stream-tool-call-nonstrict.sse")));
+		this.upstreams.primary().enqueue(sse(streamFixture("pysdk-stream-tool-call-nonstrict.sse")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Weather in NYC?")).collectList().block(WAIT);
 			List<ToolCallDelta> pieces = chunks.stream().flatMap((chunk) -> chunk.toolCalls().stream()).toList();
@@ -112,9 +104,9 @@ class StreamingGatewayTests {
 	@Test
 	void anErrorStatusBeforeTheFirstChunkIsRetriedThenFallsBackUnseen() {
 		for (int i = 0; i < 3; i++) {
-			this.primary.enqueue(new MockResponse.Builder().code(500).body("{\"error\":{\"message\":\"boom\"}}").build());
+			this.upstreams.primary().enqueue(new MockResponse.Builder().code(500).body("{\"error\":{\"message\":\"boom\"}}").build());
 		}
-		this.backup.enqueue(sse(StreamTestSupport.stream("From", " backup")));
+		this.upstreams.backup().enqueue(sse(Answers.stream("From", " backup")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
 			assertThat(joined(chunks)).isEqualTo("From backup");
@@ -122,16 +114,16 @@ class StreamingGatewayTests {
 				assertThat(chunk.endpoint()).isEqualTo("backup");
 				assertThat(chunk.tier()).isEqualTo(Tier.FALLBACK);
 			});
-			assertThat(this.primary.getRequestCount()).isEqualTo(3);
+			assertThat(this.upstreams.primary().getRequestCount()).isEqualTo(3);
 		});
 	}
 
 	@Test
 	void aCutBeforeTheFirstChunkIsRetriedThenFallsBackUnseen() {
 		for (int i = 0; i < 3; i++) {
-			this.primary.enqueue(sse(Ending.CUT, this.release, role()));
+			this.upstreams.primary().enqueue(sse(Ending.CUT, this.release, role()));
 		}
-		this.backup.enqueue(sse(StreamTestSupport.stream("Still", " here")));
+		this.upstreams.backup().enqueue(sse(Answers.stream("Still", " here")));
 		run((context) -> {
 			List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
 			assertThat(joined(chunks)).isEqualTo("Still here");
@@ -142,8 +134,8 @@ class StreamingGatewayTests {
 
 	@Test
 	void aStallBeforeTheFirstChunkHitsTheFirstTokenTimeoutAndFallsBack() {
-		this.primary.enqueue(sse(Ending.STALL, this.release, role()));
-		this.backup.enqueue(sse(StreamTestSupport.stream("Quick")));
+		this.upstreams.primary().enqueue(sse(Ending.STALL, this.release, role()));
+		this.upstreams.backup().enqueue(sse(Answers.stream("Quick")));
 		this.runner.withPropertyValues("llm.endpoints.primary.first-token-timeout=300ms",
 				"llm.endpoints.primary.retry.max-attempts=1").run((context) -> {
 					List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
@@ -155,7 +147,7 @@ class StreamingGatewayTests {
 
 	@Test
 	void aCutAfterTheFirstChunkEndsWithTheTypedErrorCarryingThePartialTextAndIsNotRestarted() {
-		this.primary.enqueue(sse(Ending.CUT, this.release, role(), content("The answer"), content(" is")));
+		this.upstreams.primary().enqueue(sse(Ending.CUT, this.release, role(), content("The answer"), content(" is")));
 		run((context) -> {
 			StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("Question?")))
 				.expectNextMatches((chunk) -> chunk.content().equals("The answer") && chunk.tier() == Tier.PRIMARY)
@@ -168,15 +160,15 @@ class StreamingGatewayTests {
 					assertThat(interrupted.endpoint()).isEqualTo("primary");
 				})
 				.verify(WAIT);
-			assertThat(this.primary.getRequestCount()).isEqualTo(1);
-			assertThat(this.backup.getRequestCount()).isZero();
+			assertThat(this.upstreams.primary().getRequestCount()).isEqualTo(1);
+			assertThat(this.upstreams.backup().getRequestCount()).isZero();
 			assertThat(breaker(context, "primary").getNumberOfFailedCalls()).isEqualTo(1);
 		});
 	}
 
 	@Test
 	void aStallAfterTheFirstChunkEndsWithTheTypedErrorAfterTheIdleTimeout() {
-		this.primary.enqueue(sse(Ending.STALL, this.release, role(), content("Once"), content(" upon")));
+		this.upstreams.primary().enqueue(sse(Ending.STALL, this.release, role(), content("Once"), content(" upon")));
 		this.runner.withPropertyValues("llm.defaults.stream-idle-timeout=300ms").run((context) -> {
 			StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("A story")))
 				.expectNextCount(2)
@@ -187,14 +179,14 @@ class StreamingGatewayTests {
 					assertThat(stalled.endpoint()).isEqualTo("primary");
 				})
 				.verify(WAIT);
-			assertThat(this.backup.getRequestCount()).isZero();
+			assertThat(this.upstreams.backup().getRequestCount()).isZero();
 		});
 	}
 
 	@Test
 	void withResumeOnFallbackACutStreamContinuesOnTheNextEndpointFromThePartialAnswer() throws Exception {
-		this.primary.enqueue(sse(Ending.CUT, this.release, role(), content("The answer"), content(" is")));
-		this.backup.enqueue(sse(StreamTestSupport.stream(" forty", "-two.")));
+		this.upstreams.primary().enqueue(sse(Ending.CUT, this.release, role(), content("The answer"), content(" is")));
+		this.upstreams.backup().enqueue(sse(Answers.stream(" forty", "-two.")));
 		this.runner.withPropertyValues("llm.gateway.stream.resume-on-fallback=true").run((context) -> {
 			StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("Question?")))
 				.expectNextMatches((chunk) -> chunk.content().equals("The answer") && chunk.tier() == Tier.PRIMARY)
@@ -205,17 +197,17 @@ class StreamingGatewayTests {
 				.expectNextMatches((chunk) -> "stop".equals(chunk.finishReason()) && chunk.usage() != null
 						&& chunk.tier() == Tier.FALLBACK)
 				.verifyComplete();
-			assertThat(this.primary.getRequestCount()).isEqualTo(1);
+			assertThat(this.upstreams.primary().getRequestCount()).isEqualTo(1);
 		});
-		RecordedRequest continuation = this.backup.takeRequest();
+		RecordedRequest continuation = this.upstreams.backup().takeRequest();
 		assertThat(continuation.getBody().utf8()).contains(
 				"\"messages\":[{\"role\":\"user\",\"content\":\"Question?\"},{\"role\":\"assistant\",\"content\":\"The answer is\"}]");
 	}
 
 	@Test
 	void withResumeOnFallbackAStalledStreamContinuesOnTheNextEndpoint() throws Exception {
-		this.primary.enqueue(sse(Ending.STALL, this.release, role(), content("Once"), content(" upon")));
-		this.backup.enqueue(sse(StreamTestSupport.stream(" a time.")));
+		this.upstreams.primary().enqueue(sse(Ending.STALL, this.release, role(), content("Once"), content(" upon")));
+		this.upstreams.backup().enqueue(sse(Answers.stream(" a time.")));
 		this.runner.withPropertyValues("llm.gateway.stream.resume-on-fallback=true",
 				"llm.defaults.stream-idle-timeout=300ms").run((context) -> {
 					List<ChatChunk> chunks = gateway(context).stream(ChatRequest.ofUser("A story")).collectList().block(WAIT);
@@ -223,14 +215,14 @@ class StreamingGatewayTests {
 					assertThat(chunks).extracting(ChatChunk::endpoint).containsExactly("primary", "primary", "backup", "backup");
 					assertThat(breaker(context, "primary").getNumberOfFailedCalls()).isEqualTo(1);
 				});
-		assertThat(this.backup.takeRequest().getBody().utf8()).contains("{\"role\":\"assistant\",\"content\":\"Once upon\"}");
+		assertThat(this.upstreams.backup().takeRequest().getBody().utf8()).contains("{\"role\":\"assistant\",\"content\":\"Once upon\"}");
 	}
 
 	@Test
 	void withResumeOnFallbackTheTypedErrorCarriesThePartialTextWhenNoEndpointCanContinue() {
-		this.primary.enqueue(sse(Ending.CUT, this.release, role(), content("Hal")));
+		this.upstreams.primary().enqueue(sse(Ending.CUT, this.release, role(), content("Hal")));
 		for (int i = 0; i < 3; i++) {
-			this.backup.enqueue(new MockResponse.Builder().code(503).body("{}").build());
+			this.upstreams.backup().enqueue(new MockResponse.Builder().code(503).body("{}").build());
 		}
 		this.runner.withPropertyValues("llm.gateway.stream.resume-on-fallback=true").run((context) -> {
 			StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("Hi")))
@@ -241,15 +233,15 @@ class StreamingGatewayTests {
 					assertThat(interrupted.endpoint()).isEqualTo("primary");
 				})
 				.verify(WAIT);
-			assertThat(this.backup.getRequestCount()).isEqualTo(3);
+			assertThat(this.upstreams.backup().getRequestCount()).isEqualTo(3);
 		});
 	}
 
 	@Test
 	void whenEveryEndpointFailsBeforeTheFirstChunkTheStreamIsOneBusyChunk() {
 		for (int i = 0; i < 3; i++) {
-			this.primary.enqueue(new MockResponse.Builder().code(500).body("{}").build());
-			this.backup.enqueue(new MockResponse.Builder().code(503).body("{}").build());
+			this.upstreams.primary().enqueue(new MockResponse.Builder().code(500).body("{}").build());
+			this.upstreams.backup().enqueue(new MockResponse.Builder().code(503).body("{}").build());
 		}
 		run((context) -> StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("Hi")))
 			.expectNext(new ChatChunk("The service is busy right now. Please try again in a minute.", null, Tier.BUSY,
@@ -259,7 +251,7 @@ class StreamingGatewayTests {
 
 	@Test
 	void anInvalidRequestIsTheCallersErrorAndDoesNotFallBack() {
-		this.primary.enqueue(new MockResponse.Builder().code(400)
+		this.upstreams.primary().enqueue(new MockResponse.Builder().code(400)
 			.body("{\"error\":{\"message\":\"Bad temperature\",\"type\":\"invalid_request_error\"}}")
 			.build());
 		run((context) -> {
@@ -269,13 +261,13 @@ class StreamingGatewayTests {
 			StepVerifier.create(gateway(context).stream(ChatRequest.builder().user("Hi").route("nope").build()))
 				.expectErrorMessage("Unknown route 'nope': configure it under llm.routes or use one of [default]")
 				.verify(WAIT);
-			assertThat(this.backup.getRequestCount()).isZero();
+			assertThat(this.upstreams.backup().getRequestCount()).isZero();
 		});
 	}
 
 	@Test
 	void aCancelMidStreamOverHttpRecordsNothingAndFreesTheBulkhead() {
-		this.primary.enqueue(sse(Ending.STALL, this.release, role(), content("a"), content("b")));
+		this.upstreams.primary().enqueue(sse(Ending.STALL, this.release, role(), content("a"), content("b")));
 		run((context) -> {
 			StepVerifier.create(gateway(context).stream(ChatRequest.ofUser("Hi")))
 				.expectNextCount(2)

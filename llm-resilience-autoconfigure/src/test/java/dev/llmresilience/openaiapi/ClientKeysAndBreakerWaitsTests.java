@@ -7,8 +7,8 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -38,7 +38,7 @@ class ClientKeysAndBreakerWaitsTests {
 
 	@Test
 	void waitIsWhatIsLeftOfTheSoonestOpenBreakersWaitDuration() {
-		try (MockUpstreams upstreams = MockUpstreams.start()) {
+		try (FakeUpstream upstreams = FakeUpstream.start()) {
 			upstreams.runner()
 				.withPropertyValues("llm.endpoints.backup.circuit-breaker.wait-duration-in-open-state=60s", "llm.routes.only-backup=backup")
 				.run((context) -> {
@@ -46,17 +46,17 @@ class ClientKeysAndBreakerWaitsTests {
 					EndpointRegistry registry = context.getBean(EndpointRegistry.class);
 					BreakerWaits waits = new BreakerWaits(registry, clock);
 					assertThat(waits.untilNextCall("default")).hasValue(BreakerWaits.SOON);
-					MockUpstreams.endpoint(context, "primary").circuitBreaker().transitionToOpenState();
-					MockUpstreams.endpoint(context, "backup").circuitBreaker().transitionToOpenState();
+					FakeUpstream.endpoint(context, "primary").circuitBreaker().transitionToOpenState();
+					FakeUpstream.endpoint(context, "backup").circuitBreaker().transitionToOpenState();
 					clock.advance(Duration.ofSeconds(10));
 					// primary waits 30s (built-in), backup 60s: 20s left of the primary's wait
 					assertThat(waits.untilNextCall("default")).hasValue(Duration.ofSeconds(20));
 					assertThat(waits.untilNextCall("only-backup")).hasValue(Duration.ofSeconds(50));
 					clock.advance(Duration.ofSeconds(40));
 					assertThat(waits.untilNextCall("default")).hasValue(Duration.ZERO);
-					MockUpstreams.endpoint(context, "primary").circuitBreaker().transitionToForcedOpenState();
+					FakeUpstream.endpoint(context, "primary").circuitBreaker().transitionToForcedOpenState();
 					assertThat(waits.untilNextCall("default")).hasValue(Duration.ofSeconds(10));
-					MockUpstreams.endpoint(context, "backup").circuitBreaker().transitionToForcedOpenState();
+					FakeUpstream.endpoint(context, "backup").circuitBreaker().transitionToForcedOpenState();
 					assertThat(waits.untilNextCall("default")).isEmpty();
 					assertThat(waits.untilNextCall("no-such-route")).isEmpty();
 				});

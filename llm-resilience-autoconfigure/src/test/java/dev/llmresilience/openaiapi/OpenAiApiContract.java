@@ -30,10 +30,10 @@ import com.openai.models.chat.completions.ChatCompletionMessageToolCall;
 import com.openai.models.chat.completions.ChatCompletionStreamOptions;
 import com.openai.models.chat.completions.ChatCompletionToolMessageParam;
 import com.openai.models.models.Model;
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -46,9 +46,9 @@ import tools.jackson.databind.node.ObjectNode;
 
 import org.springframework.boot.WebApplicationType;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -65,7 +65,7 @@ abstract class OpenAiApiContract {
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	private ApiServer server;
 
@@ -77,11 +77,11 @@ abstract class OpenAiApiContract {
 
 	@BeforeAll
 	void startApplication() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		this.server = ApiServer.start(type(), "llm.openai-api.enabled=true", "llm.openai-api.api-keys=" + CLIENT_KEY,
 				"llm.openai-api.max-request-size=2KB",
 				"llm.endpoints.primary.base-url=" + this.upstreams.primary().url("/v1"),
-				"llm.endpoints.primary.model=gpt-4o-mini", "llm.endpoints.primary.api-key=" + MockUpstreams.PRIMARY_KEY,
+				"llm.endpoints.primary.model=gpt-4o-mini", "llm.endpoints.primary.api-key=" + FakeUpstream.PRIMARY_KEY,
 				"llm.endpoints.backup.base-url=" + this.upstreams.backup().url("/v1"),
 				"llm.endpoints.backup.model=backup-model", "llm.endpoints.backup.priority=1", "llm.routes.cheap=backup",
 				"llm.defaults.retry.max-attempts=1");
@@ -117,13 +117,13 @@ abstract class OpenAiApiContract {
 		assertThat(completion.model()).isEqualTo("gpt-5.4");
 		assertThat(completion.usage().get().totalTokens()).isEqualTo(29);
 		RecordedRequest upstream = this.upstreams.primary().takeRequest();
-		assertThat(upstream.getHeaders().get("Authorization")).isEqualTo("Bearer " + MockUpstreams.PRIMARY_KEY);
+		assertThat(upstream.getHeaders().get("Authorization")).isEqualTo("Bearer " + FakeUpstream.PRIMARY_KEY);
 		assertThat(mapper.readTree(upstream.getBody().utf8()).get("model").asString()).isEqualTo("gpt-4o-mini");
 	}
 
 	@Test
 	void streamReplaysTheAnswerAndEndsWithTheUsageChunk() {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.fixture("pysdk-stream-basic-stop-usage.sse")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.streamFixture("pysdk-stream-basic-stop-usage.sse")));
 		ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
 			.model("default")
 			.addUserMessage("What's the weather like in SF?")
@@ -150,7 +150,7 @@ abstract class OpenAiApiContract {
 
 	@Test
 	void streamIsFramedAsServerSentEventsEndingWithDone() throws Exception {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.fixture("pysdk-stream-basic-stop-usage.sse")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.streamFixture("pysdk-stream-basic-stop-usage.sse")));
 		HttpResponse<String> response = post("{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
 				Map.of("x-request-id", "req-42"));
 		assertThat(response.statusCode()).isEqualTo(200);
@@ -204,7 +204,7 @@ abstract class OpenAiApiContract {
 
 	@Test
 	void streamedToolCallsAccumulateInTheSdk() {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.fixture("pysdk-stream-parallel-tool-calls.sse")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.streamFixture("pysdk-stream-parallel-tool-calls.sse")));
 		ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
 		try (StreamResponse<ChatCompletionChunk> stream = this.client.chat().completions().createStreaming(
 				ChatCompletionCreateParams.builder().model("default").addUserMessage("Weather and AAPL?").build())) {
@@ -299,8 +299,8 @@ abstract class OpenAiApiContract {
 		// the upstream sends two chunks and holds; once the client has them, the upstream's connection
 		// is cut (a cut sent with the chunks could take them with it, before the client read them)
 		CountDownLatch received = new CountDownLatch(1);
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.Ending.STALL, received,
-				StreamTestSupport.content("Hello"), StreamTestSupport.content(" wor")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.Ending.STALL, received,
+				Answers.content("Hello"), Answers.content(" wor")));
 		StringBuilder text = new StringBuilder();
 		SseException error;
 		try (StreamResponse<ChatCompletionChunk> stream = this.client.chat().completions().createStreaming(
@@ -320,8 +320,8 @@ abstract class OpenAiApiContract {
 	@Test
 	void aBrokenStreamsLastEventIsTheErrorAndThereIsNoDone() throws Exception {
 		CountDownLatch received = new CountDownLatch(1);
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.Ending.STALL, received,
-				StreamTestSupport.content("Hello")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.Ending.STALL, received,
+				Answers.content("Hello")));
 		HttpRequest request = HttpRequest.newBuilder(URI.create(this.server.baseUrl() + "/chat/completions"))
 			.timeout(Duration.ofSeconds(20))
 			.header("Authorization", "Bearer " + CLIENT_KEY)

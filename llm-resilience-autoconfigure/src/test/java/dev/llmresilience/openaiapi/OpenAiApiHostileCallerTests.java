@@ -10,8 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -24,7 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.WebApplicationType;
 
-import static dev.llmresilience.MockUpstreams.completion;
+import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -43,17 +43,17 @@ class OpenAiApiHostileCallerTests {
 
 	private final HttpClient http = HttpClient.newHttpClient();
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	private ApiServer server;
 
 	@BeforeAll
 	void startApplication() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		this.server = ApiServer.start(WebApplicationType.REACTIVE, "llm.openai-api.enabled=true",
 				"llm.openai-api.api-keys=" + CLIENT_KEY,
 				"llm.endpoints.primary.base-url=" + this.upstreams.primary().url("/v1"),
-				"llm.endpoints.primary.model=gpt-4o-mini", "llm.endpoints.primary.api-key=" + MockUpstreams.PRIMARY_KEY,
+				"llm.endpoints.primary.model=gpt-4o-mini", "llm.endpoints.primary.api-key=" + FakeUpstream.PRIMARY_KEY,
 				"llm.endpoints.backup.base-url=" + this.upstreams.backup().url("/v1"),
 				"llm.endpoints.backup.model=backup-model", "llm.endpoints.backup.priority=1");
 	}

@@ -5,10 +5,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -18,6 +14,10 @@ import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,8 +26,8 @@ import reactor.test.StepVerifier;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -40,7 +40,7 @@ class HostileProviderProtocolsTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@AfterEach
 	void stop() {
@@ -50,7 +50,7 @@ class HostileProviderProtocolsTests {
 	}
 
 	private ApplicationContextRunner runner(Wire wire, String... properties) {
-		this.upstreams = ProtocolUpstreams.start(wire);
+		this.upstreams = FakeUpstream.start(wire);
 		return this.upstreams.runner().withPropertyValues("llm.defaults.retry.max-attempts=1").withPropertyValues(properties);
 	}
 
@@ -112,11 +112,11 @@ class HostileProviderProtocolsTests {
 		String key = "sk-test-primary-0123456789";
 		String filler = "y".repeat(2_000_000);
 		this.upstreams.server("primary")
-			.enqueue(MockUpstreams.json(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
+			.enqueue(Answers.json(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
 					+ "\"message\":\"Key " + key + " is wrong " + filler + "\"}}"));
 		runner.run((context) -> {
 			LlmInvalidRequestException refused = catchThrowableOfType(LlmInvalidRequestException.class,
-					() -> MockUpstreams.chat(context));
+					() -> FakeUpstream.chat(context));
 			assertThat(refused.getMessage()).doesNotContain(key)
 				.contains("Key [redacted] is wrong yyy", "(cut from ")
 				.hasSizeLessThan(1300);

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.MockUpstreams.BreakerCalls;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -20,6 +18,8 @@ import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,17 +30,17 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import static dev.llmresilience.MockUpstreams.PRIMARY_KEY;
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.endpoint;
-import static dev.llmresilience.MockUpstreams.json;
-import static dev.llmresilience.StreamTestSupport.DONE;
-import static dev.llmresilience.StreamTestSupport.content;
-import static dev.llmresilience.StreamTestSupport.finish;
-import static dev.llmresilience.StreamTestSupport.role;
-import static dev.llmresilience.StreamTestSupport.sse;
-import static dev.llmresilience.StreamTestSupport.stream;
-import static dev.llmresilience.StreamTestSupport.usage;
+import static dev.llmresilience.support.Answers.DONE;
+import static dev.llmresilience.support.Answers.content;
+import static dev.llmresilience.support.Answers.finish;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.Answers.role;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.stream;
+import static dev.llmresilience.support.Answers.usage;
+import static dev.llmresilience.support.FakeUpstream.PRIMARY_KEY;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
@@ -55,11 +55,11 @@ class HostileProviderTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(20);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

@@ -2,10 +2,11 @@ package dev.llmresilience.protocol;
 
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.Redaction;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -14,10 +15,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 
-import static dev.llmresilience.MockUpstreams.PRIMARY_KEY;
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.PRIMARY_KEY;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
@@ -33,11 +34,11 @@ class MisconfigurationWarningTests {
 			+ "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY), or as the password field "
 			+ "(with blank username) if you're accessing the API from your browser and are prompted for a username.";
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -92,7 +93,7 @@ class MisconfigurationWarningTests {
 
 	@Test
 	void unauthorizedWithAKeySaysTheKeyWasRefusedWithoutShowingIt(CapturedOutput output) {
-		this.upstreams.primary().enqueue(MockUpstreams.recorded("openai/dotnet-record-401-invalid-api-key.json"));
+		this.upstreams.primary().enqueue(Answers.recorded("openai/dotnet-record-401-invalid-api-key.json"));
 		this.upstreams.backup().enqueue(completion("from the backup"));
 		this.upstreams.runner().run((context) -> {
 			assertThat(chat(context).tier()).isEqualTo(Tier.FALLBACK);
@@ -106,7 +107,7 @@ class MisconfigurationWarningTests {
 
 	@Test
 	void forbiddenPointsAtTheKeysPermissionsForTheModel(CapturedOutput output) {
-		this.upstreams.primary().enqueue(MockUpstreams.error(403, "unsupported_country_region_territory"));
+		this.upstreams.primary().enqueue(Answers.error(403, "unsupported_country_region_territory"));
 		this.upstreams.backup().enqueue(completion("from the backup"));
 		this.upstreams.runner().run((context) -> {
 			assertThat(chat(context).tier()).isEqualTo(Tier.FALLBACK);

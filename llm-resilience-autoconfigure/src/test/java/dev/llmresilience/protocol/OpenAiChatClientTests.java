@@ -5,14 +5,14 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -24,12 +24,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.PRIMARY_KEY;
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.completionBody;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.completionBody;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.PRIMARY_KEY;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -42,11 +42,11 @@ class OpenAiChatClientTests {
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -179,7 +179,7 @@ class OpenAiChatClientTests {
 			.withPropertyValues("llm.endpoints.primary.headers.OpenAI-Organization=" + organization,
 					"llm.endpoints.primary.headers.OpenAI-Beta=v1")
 			.run((context) -> {
-				Throwable error = catchThrowable(() -> MockUpstreams.endpoint(context, "primary")
+				Throwable error = catchThrowable(() -> FakeUpstream.endpoint(context, "primary")
 					.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 					})
 					.block(Duration.ofSeconds(10)));

@@ -8,8 +8,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.StreamTestSupport.Ending;
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
@@ -18,6 +16,9 @@ import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.Answers.Ending;
+import dev.llmresilience.support.TestEndpoints;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
@@ -33,11 +34,11 @@ import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.StreamTestSupport.DONE;
-import static dev.llmresilience.StreamTestSupport.content;
-import static dev.llmresilience.StreamTestSupport.fixture;
-import static dev.llmresilience.StreamTestSupport.role;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.DONE;
+import static dev.llmresilience.support.Answers.content;
+import static dev.llmresilience.support.Answers.role;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.Answers.streamFixture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -59,7 +60,7 @@ class OpenAiStreamParsingTests {
 	@BeforeEach
 	void start() throws Exception {
 		this.server.start();
-		EndpointSettings settings = StreamTestSupport.settings("primary", this.server.url("/v1").toString(),
+		EndpointSettings settings = TestEndpoints.settings("primary", this.server.url("/v1").toString(),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5);
 		this.connections = OpenAiClientFactory.connectionProvider(settings.client());
 		this.client = new OpenAiClientFactory(new FailureClassifier(Clock.systemUTC())).create(settings.client(),
@@ -92,7 +93,7 @@ class OpenAiStreamParsingTests {
 			""")
 	void everyRecordedStreamParsesToItsTextFinishReasonAndUsage(String fixture, int length, String start, String end,
 			String finishReason, int promptTokens, int completionTokens) {
-		this.server.enqueue(sse(fixture(fixture)));
+		this.server.enqueue(sse(streamFixture(fixture)));
 		List<CompletionDelta> deltas = this.client.stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
 		String text = deltas.stream().map(CompletionDelta::content).collect(Collectors.joining());
 		assertThat(text).hasSize(length).startsWith(start).endsWith(end);
@@ -105,7 +106,7 @@ class OpenAiStreamParsingTests {
 
 	@Test
 	void toolCallDeltasCarryTheirIndexIdNameAndArgumentFragments() {
-		this.server.enqueue(sse(fixture("pysdk-stream-parallel-tool-calls.sse")));
+		this.server.enqueue(sse(streamFixture("pysdk-stream-parallel-tool-calls.sse")));
 		List<ToolCallDelta> pieces = this.client.stream(ChatRequest.ofUser("Weather and AAPL?"))
 			.flatMapIterable(CompletionDelta::toolCalls)
 			.collectList()
@@ -130,7 +131,7 @@ class OpenAiStreamParsingTests {
 
 	@Test
 	void asksForAStreamWithUsageAndAcceptsEventStreams() throws Exception {
-		this.server.enqueue(sse(StreamTestSupport.stream("Hi")));
+		this.server.enqueue(sse(Answers.stream("Hi")));
 		this.client.stream(ChatRequest.ofUser("Hello")).blockLast(WAIT);
 		RecordedRequest request = this.server.takeRequest();
 		assertThat(request.getHeaders().get("Accept")).contains("text/event-stream");
@@ -143,7 +144,7 @@ class OpenAiStreamParsingTests {
 	void commentsCrlfAndMultiLineDataAreDecoded() {
 		// The recorded basic stream, re-framed: CRLF line ends, a keep-alive comment before every event,
 		// and each JSON object split over two data lines (joined with a newline, which JSON allows).
-		String reframed = fixture("pysdk-stream-basic-stop-usage.sse").replace("\n\n", "\n\n: keep-alive\n\n")
+		String reframed = streamFixture("pysdk-stream-basic-stop-usage.sse").replace("\n\n", "\n\n: keep-alive\n\n")
 			.replace(",\"choices\"", ",\ndata: \"choices\"")
 			.replace("\n", "\r\n");
 		this.server.enqueue(sse(reframed));
@@ -158,7 +159,7 @@ class OpenAiStreamParsingTests {
 	@Test
 	void springsDecoderJoinsMultiLineDataAndSkipsCommentsOverCrlf() {
 		// The decoder the client relies on, on openai-node's own test transcript.
-		this.server.enqueue(sse(fixture("openai-node-test-sse-comment-crlf-multiline.sse")));
+		this.server.enqueue(sse(streamFixture("openai-node-test-sse-comment-crlf-multiline.sse")));
 		List<ServerSentEvent<String>> events = WebClient.create(this.server.url("/").toString())
 			.get()
 			.retrieve()

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.support.Answers;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.endpoint;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -40,8 +40,8 @@ class FleetBreakerTests {
 	@BeforeEach
 	void start() throws Exception {
 		this.redis = RedisServerSupport.start();
-		this.failing.setDispatcher(always(MockUpstreams.error(503, "overloaded")));
-		this.healthy.setDispatcher(always(MockUpstreams.completion("fine")));
+		this.failing.setDispatcher(always(Answers.error(503, "overloaded")));
+		this.healthy.setDispatcher(always(Answers.completion("fine")));
 		this.failing.start();
 		this.healthy.start();
 	}
@@ -187,7 +187,7 @@ class FleetBreakerTests {
 	@Test
 	void twoReplicasFailingAloneDoNotOpenTheProviderOnTheOneItAnswers() throws Exception {
 		MockWebServer alsoFailing = new MockWebServer();
-		alsoFailing.setDispatcher(always(MockUpstreams.error(503, "overloaded")));
+		alsoFailing.setDispatcher(always(Answers.error(503, "overloaded")));
 		alsoFailing.start();
 		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.failing)),
 				Replicas.replica(this.redis, "b", provider(alsoFailing)),

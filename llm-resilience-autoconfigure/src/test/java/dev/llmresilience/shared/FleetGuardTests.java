@@ -5,12 +5,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.actuate.LlmBreakersEndpoint.BreakersDescriptor;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.support.Answers;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -38,11 +38,12 @@ class FleetGuardTests {
 
 	@BeforeEach
 	void start() throws Exception {
+		RedisServerSupport.clearOfTheHour(Duration.ofSeconds(60));
 		this.redis = RedisServerSupport.start();
 		this.provider.setDispatcher(new Dispatcher() {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) {
-				return MockUpstreams.completion("fine"); // 5 prompt and 2 completion tokens
+				return Answers.completion("fine"); // 5 prompt and 2 completion tokens
 			}
 		});
 		this.provider.start();

@@ -34,8 +34,8 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.endpoint;
+import static dev.llmresilience.support.FakeUpstream.chat;
+import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -59,6 +59,7 @@ class FleetOutageTests {
 
 	@BeforeEach
 	void start() throws Exception {
+		RedisServerSupport.clearOfTheHour(Duration.ofSeconds(90));
 		this.redis = RedisServerSupport.start();
 		this.provider = new SwitchableProvider();
 		this.provider.heal();

@@ -3,7 +3,8 @@ package dev.llmresilience.shared;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import dev.llmresilience.MockUpstreams;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
@@ -12,14 +13,16 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * A local OpenAI-compatible provider that fails (503) until healed, then answers each prompt with
- * {@code "answer to <prompt>"}, counting the answers it gave.
+ * A local OpenAI-compatible provider (a {@link FakeUpstream} server) that fails (503) until healed,
+ * then answers each prompt with {@code "answer to <prompt>"}, counting the answers it gave.
  */
 final class SwitchableProvider implements AutoCloseable {
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
-	private final MockWebServer server = new MockWebServer();
+	private final FakeUpstream upstream = FakeUpstream.of("provider");
+
+	private final MockWebServer server = this.upstream.server("provider");
 
 	private final AtomicBoolean healthy = new AtomicBoolean();
 
@@ -30,15 +33,14 @@ final class SwitchableProvider implements AutoCloseable {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) {
 				if (!SwitchableProvider.this.healthy.get()) {
-					return MockUpstreams.error(503, "overloaded");
+					return Answers.error(503, "overloaded");
 				}
 				SwitchableProvider.this.answers.incrementAndGet();
 				JsonNode body = mapper.readTree(request.getBody().utf8());
 				String prompt = body.get("messages").get(0).get("content").asString();
-				return MockUpstreams.completion("answer to " + prompt);
+				return Answers.completion("answer to " + prompt);
 			}
 		});
-		this.server.start();
 	}
 
 	String baseUrl() {
@@ -59,7 +61,7 @@ final class SwitchableProvider implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.server.close();
+		this.upstream.close();
 	}
 
 }

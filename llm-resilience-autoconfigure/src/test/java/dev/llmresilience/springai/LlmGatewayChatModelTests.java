@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.StreamTestSupport;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.SpringAiAutoConfiguration;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,9 +29,9 @@ import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.completion;
-import static dev.llmresilience.MockUpstreams.error;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.Answers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -45,11 +45,11 @@ class LlmGatewayChatModelTests {
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach
@@ -95,7 +95,7 @@ class LlmGatewayChatModelTests {
 
 	@Test
 	void chatClientStreamDeliversTheTextAsItComes() {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.stream("Hel", "lo", "!")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.stream("Hel", "lo", "!")));
 		runner().run((context) -> {
 			List<String> pieces = ChatClient.create(model(context)).prompt().user("hi").stream().content()
 				.collectList().block(Duration.ofSeconds(20));
@@ -106,7 +106,7 @@ class LlmGatewayChatModelTests {
 
 	@Test
 	void streamedChunksNameTheTierAndEndpointAndTheLastOneTheUsage() {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.stream("a", "b")));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.stream("a", "b")));
 		runner().run((context) -> {
 			List<ChatResponse> chunks = model(context).stream(new org.springframework.ai.chat.prompt.Prompt("hi"))
 				.collectList().block(Duration.ofSeconds(20));
@@ -173,12 +173,12 @@ class LlmGatewayChatModelTests {
 
 	@Test
 	void streamedToolCallsAreHandedOverWholeAndRunByTheAdvisor() {
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.role()
+		this.upstreams.primary().enqueue(Answers.sse(Answers.role()
 				+ toolCallEvent("{\"index\":0,\"id\":\"call_7\",\"type\":\"function\",\"function\":{\"name\":\"currentWeather\",\"arguments\":\"\"}}")
 				+ toolCallEvent("{\"index\":0,\"function\":{\"arguments\":\"{\\\"city\\\": \"}}")
 				+ toolCallEvent("{\"index\":0,\"function\":{\"arguments\":\"\\\"Oslo\\\"}\"}}")
-				+ StreamTestSupport.finish("tool_calls") + StreamTestSupport.DONE));
-		this.upstreams.primary().enqueue(StreamTestSupport.sse(StreamTestSupport.stream("Snow ", "in Oslo.")));
+				+ Answers.finish("tool_calls") + Answers.DONE));
+		this.upstreams.primary().enqueue(Answers.sse(Answers.stream("Snow ", "in Oslo.")));
 		WeatherTools tools = new WeatherTools();
 		runner().run((context) -> {
 			List<String> pieces = ChatClient.create(model(context)).prompt().user("Oslo?").tools(tools).stream().content()

@@ -6,13 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.degrade.MutableClock;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUnavailableException;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.MutableClock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,11 +34,11 @@ class DegradationWatchTests {
 
 	private final MutableClock clock = new MutableClock(START);
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 	}
 
 	@AfterEach

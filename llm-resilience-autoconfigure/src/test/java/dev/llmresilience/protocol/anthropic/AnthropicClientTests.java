@@ -5,9 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatMessage;
@@ -20,6 +17,9 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
@@ -28,9 +28,9 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -46,11 +46,11 @@ class AnthropicClientTests {
 
 	private static final String KEY = "sk-test-primary-0123456789";
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = ProtocolUpstreams.start(Wire.ANTHROPIC);
+		this.upstreams = FakeUpstream.start(Wire.ANTHROPIC);
 	}
 
 	@AfterEach
@@ -217,7 +217,7 @@ class AnthropicClientTests {
 		this.upstreams.server("primary").enqueue(json(401, "{\"type\":\"error\",\"error\":{\"type\":\"authentication_error\","
 				+ "\"message\":\"invalid x-api-key " + KEY + "\"}}"));
 		this.upstreams.runner().run((context) -> {
-			Throwable error = catchThrowable(() -> dev.llmresilience.MockUpstreams.endpoint(context, "primary")
+			Throwable error = catchThrowable(() -> dev.llmresilience.support.FakeUpstream.endpoint(context, "primary")
 				.chat(ChatRequest.ofUser("hello"), (attempt) -> {
 				})
 				.block(Duration.ofSeconds(10)));
@@ -226,20 +226,8 @@ class AnthropicClientTests {
 		});
 	}
 
-	// Each recorded response in turn: its status, its headers (but those of the connection), its body.
 	private void replay(String recording) {
-		for (JsonNode exchange : mapper.readTree(fixture(recording))) {
-			JsonNode response = exchange.get("response");
-			JsonNode body = response.get("body");
-			MockResponse.Builder replayed = new MockResponse.Builder().code(response.get("status_code").asInt());
-			response.get("headers").properties().forEach((header) -> {
-				if (!List.of("content-length", "connection", "transfer-encoding").contains(header.getKey())) {
-					replayed.setHeader(header.getKey(), header.getValue().asString());
-				}
-			});
-			this.upstreams.server("primary")
-				.enqueue(replayed.body(body.isString() ? body.asString() : mapper.writeValueAsString(body)).build());
-		}
+		AnthropicSessions.serve(AnthropicSessions.read(recording), this.upstreams.server("primary"));
 	}
 
 }

@@ -7,9 +7,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams;
-import dev.llmresilience.StreamTestSupport;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
@@ -19,6 +16,9 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.TestEndpoints;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
@@ -31,8 +31,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
-import static dev.llmresilience.MockUpstreams.json;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.Answers.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -52,7 +52,7 @@ class AnthropicStreamParsingTests {
 	@BeforeEach
 	void start() throws Exception {
 		this.server.start();
-		EndpointSettings settings = StreamTestSupport.settings("claude", this.server.url("/v1").toString(),
+		EndpointSettings settings = TestEndpoints.settings("claude", this.server.url("/v1").toString(),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5);
 		ClientSettings client = settings.client();
 		this.client = new AnthropicClientFactory(new FailureClassifier(Clock.systemUTC()), WebClient::builder)
@@ -89,7 +89,7 @@ class AnthropicStreamParsingTests {
 			""")
 	void everyRecordedStreamParsesToItsTextFinishReasonUsageAndModel(String fixture, String text, String finishReason,
 			int promptTokens, int completionTokens, String model) {
-		this.server.enqueue(sse(MockUpstreams.fixture("anthropic/" + fixture.strip())));
+		this.server.enqueue(sse(Answers.fixture("anthropic/" + fixture.strip())));
 		List<CompletionDelta> deltas = this.client.stream(ChatRequest.ofUser("Hi")).collectList().block(WAIT);
 		assertThat(deltas.stream().map(CompletionDelta::content).collect(Collectors.joining())).isEqualTo(text);
 		assertThat(deltas.stream().map(CompletionDelta::finishReason).filter((reason) -> reason != null))
@@ -101,7 +101,7 @@ class AnthropicStreamParsingTests {
 
 	@Test
 	void toolUseBlockBecomesOneToolCallNumberedAmongTheToolCalls() {
-		this.server.enqueue(sse(MockUpstreams.fixture("anthropic/sdkpy-stream-tool-use.sse")));
+		this.server.enqueue(sse(Answers.fixture("anthropic/sdkpy-stream-tool-use.sse")));
 		List<ToolCallDelta> pieces = this.client.stream(ChatRequest.ofUser("Weather in Paris?"))
 			.flatMapIterable(CompletionDelta::toolCalls)
 			.collectList()
@@ -121,7 +121,7 @@ class AnthropicStreamParsingTests {
 
 	@Test
 	void errorEventBeforeAnyContentIsTheOverloadedServerError() {
-		this.server.enqueue(sse(MockUpstreams.fixture("anthropic/sdkpy-test-stream-error-event-overloaded.sse")));
+		this.server.enqueue(sse(Answers.fixture("anthropic/sdkpy-test-stream-error-event-overloaded.sse")));
 		StepVerifier.create(this.client.stream(ChatRequest.ofUser("Hi")))
 			.expectErrorSatisfies((error) -> assertThat(error).isInstanceOfSatisfying(LlmUpstreamException.class,
 					(upstream) -> {
@@ -134,7 +134,7 @@ class AnthropicStreamParsingTests {
 
 	@Test
 	void errorEventAfterTheFirstTextEndsTheStreamWithThatError() {
-		this.server.enqueue(sse(MockUpstreams.fixture("anthropic/composed-stream-midstream-overloaded-error.sse")));
+		this.server.enqueue(sse(Answers.fixture("anthropic/composed-stream-midstream-overloaded-error.sse")));
 		StepVerifier.create(this.client.stream(ChatRequest.ofUser("Hi")).map(CompletionDelta::content))
 			.expectNext("")
 			.expectNext("Hello")
@@ -145,7 +145,7 @@ class AnthropicStreamParsingTests {
 
 	@Test
 	void bodyThatEndsBeforeMessageStopIsAnError() {
-		String whole = MockUpstreams.fixture("anthropic/sdkpy-stream-basic-with-ping.sse");
+		String whole = Answers.fixture("anthropic/sdkpy-stream-basic-with-ping.sse");
 		this.server.enqueue(sse(whole.substring(0, whole.indexOf("event: content_block_stop"))));
 		StepVerifier.create(this.client.stream(ChatRequest.ofUser("Hi")).map(CompletionDelta::content))
 			.expectNext("", "Hello", " there", "!")
@@ -168,7 +168,7 @@ class AnthropicStreamParsingTests {
 
 	@Test
 	void plainJsonAnswerToAStreamRequestIsAcceptedAsOneChunk() {
-		this.server.enqueue(json(200, MockUpstreams.fixture("anthropic/sdkpy-recorded-200-message.body.derived.json")));
+		this.server.enqueue(json(200, Answers.fixture("anthropic/sdkpy-recorded-200-message.body.derived.json")));
 		List<CompletionDelta> deltas = this.client.stream(ChatRequest.ofUser("Extract the order")).collectList()
 			.block(WAIT);
 		assertThat(deltas).singleElement().satisfies((delta) -> {

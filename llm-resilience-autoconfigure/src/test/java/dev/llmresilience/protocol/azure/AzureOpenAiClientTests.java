@@ -4,10 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 
-import dev.llmresilience.MockUpstreams.BreakerCalls;
-import dev.llmresilience.ProtocolUpstreams;
-import dev.llmresilience.RecordedAttempts;
-import dev.llmresilience.Wire;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -15,6 +11,10 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.RecordedAttempts;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.MockResponse;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
@@ -27,10 +27,10 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 
-import static dev.llmresilience.MockUpstreams.chat;
-import static dev.llmresilience.MockUpstreams.fixture;
-import static dev.llmresilience.MockUpstreams.json;
-import static dev.llmresilience.StreamTestSupport.sse;
+import static dev.llmresilience.support.Answers.fixture;
+import static dev.llmresilience.support.Answers.json;
+import static dev.llmresilience.support.Answers.sse;
+import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -44,11 +44,11 @@ class AzureOpenAiClientTests {
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
 
-	private ProtocolUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	@BeforeEach
 	void start() {
-		this.upstreams = ProtocolUpstreams.start(Wire.AZURE_OPENAI);
+		this.upstreams = FakeUpstream.start(Wire.AZURE_OPENAI);
 	}
 
 	@AfterEach

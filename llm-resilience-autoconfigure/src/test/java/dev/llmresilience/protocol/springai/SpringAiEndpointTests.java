@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.MockUpstreams;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -18,6 +17,8 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import org.junit.jupiter.api.AfterAll;
@@ -51,14 +52,14 @@ class SpringAiEndpointTests {
 
 	private final MockWebServer ollama = new MockWebServer();
 
-	private MockUpstreams upstreams;
+	private FakeUpstream upstreams;
 
 	private ConfigurableApplicationContext context;
 
 	@BeforeAll
 	void startApplication() throws IOException {
 		this.ollama.start();
-		this.upstreams = MockUpstreams.start();
+		this.upstreams = FakeUpstream.start();
 		String ollamaUrl = this.ollama.url("/").toString();
 		this.context = new SpringApplicationBuilder(App.class).run("--spring.main.web-application-type=none",
 				"--spring.ai.ollama.base-url=" + ollamaUrl.substring(0, ollamaUrl.length() - 1),
@@ -109,7 +110,7 @@ class SpringAiEndpointTests {
 		int before = this.ollama.getRequestCount();
 		this.ollama.enqueue(new MockResponse.Builder().code(500).body("{\"error\":\"model crashed\"}").build());
 		this.ollama.enqueue(new MockResponse.Builder().code(500).body("{\"error\":\"model crashed\"}").build());
-		this.upstreams.backup().enqueue(MockUpstreams.completion("from backup"));
+		this.upstreams.backup().enqueue(Answers.completion("from backup"));
 		ChatResponse response = gateway().chat("hello").block(Duration.ofSeconds(20));
 		assertThat(response.content()).isEqualTo("from backup");
 		assertThat(response.tier()).isEqualTo(Tier.FALLBACK);
@@ -122,7 +123,7 @@ class SpringAiEndpointTests {
 	void anUnauthorizedModelIsAConfigurationErrorNotRetried() {
 		int before = this.ollama.getRequestCount();
 		this.ollama.enqueue(new MockResponse.Builder().code(401).body("{\"error\":\"unauthorized\"}").build());
-		this.upstreams.backup().enqueue(MockUpstreams.completion("from backup"));
+		this.upstreams.backup().enqueue(Answers.completion("from backup"));
 		ChatResponse response = gateway().chat("hello").block(Duration.ofSeconds(20));
 		assertThat(response.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.CONFIGURATION_ERROR, Outcome.SUCCESS);
 		assertThat(this.ollama.getRequestCount() - before).isEqualTo(1);

@@ -1,0 +1,195 @@
+package dev.llmresilience.protocol;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+
+import dev.llmresilience.actuate.LlmBreakersEndpoint;
+import dev.llmresilience.actuate.LlmBreakersEndpoint.BreakersDescriptor;
+import dev.llmresilience.autoconfigure.LlmBreakersEndpointAutoConfiguration;
+import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
+import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Tier;
+import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.support.Answers.Ending;
+import dev.llmresilience.support.BreakerCalls;
+import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static dev.llmresilience.support.Answers.sse;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One route over three protocols, {@code mixed: [openai, anthropic, azure]}, each endpoint on its
+ * own local server: the route answers through each protocol in turn as the earlier ones fail, in
+ * chat and in stream, with the same tiers, attempts, breakers, meters and actuator report as a
+ * route of one protocol.
+ */
+class MixedProtocolRouteTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(15);
+
+	private final CountDownLatch release = new CountDownLatch(1);
+
+	private FakeUpstream upstreams;
+
+	@BeforeEach
+	void start() {
+		Map<String, Wire> endpoints = new LinkedHashMap<>();
+		endpoints.put("openai", Wire.OPENAI);
+		endpoints.put("anthropic", Wire.ANTHROPIC);
+		endpoints.put("azure", Wire.AZURE_OPENAI);
+		this.upstreams = FakeUpstream.start(endpoints);
+	}
+
+	@AfterEach
+	void stop() {
+		this.release.countDown();
+		this.upstreams.close();
+	}
+
+	@Test
+	void chatAnswersThroughEachProtocolInTurnAsTheEarlierOnesFail() {
+		this.upstreams.server("openai").enqueue(Wire.OPENAI.answer("from openai"));
+		failThrice("openai", 500);
+		failThrice("openai", 500);
+		this.upstreams.server("anthropic").enqueue(Wire.ANTHROPIC.answer("from anthropic"));
+		failThrice("anthropic", 529);
+		this.upstreams.server("azure").enqueue(Wire.AZURE_OPENAI.answer("from azure"));
+		runner().run((context) -> {
+			ChatResponse first = chat(context);
+			assertThat(first.tier()).isEqualTo(Tier.PRIMARY);
+			assertThat(first.content()).isEqualTo("from openai");
+
+			ChatResponse second = chat(context);
+			assertThat(second.tier()).isEqualTo(Tier.FALLBACK);
+			assertThat(second.endpoint()).isEqualTo("anthropic");
+			assertThat(second.content()).isEqualTo("from anthropic");
+			assertThat(second.attempts()).extracting(Attempt::endpoint)
+				.containsExactly("openai", "openai", "openai", "anthropic");
+
+			ChatResponse third = chat(context);
+			assertThat(third.tier()).isEqualTo(Tier.FALLBACK);
+			assertThat(third.endpoint()).isEqualTo("azure");
+			assertThat(third.content()).isEqualTo("from azure");
+			assertThat(third.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.SERVER_ERROR,
+					Outcome.SERVER_ERROR, Outcome.SERVER_ERROR, Outcome.SERVER_ERROR, Outcome.SERVER_ERROR,
+					Outcome.SERVER_ERROR, Outcome.SUCCESS);
+
+			assertThat(BreakerCalls.of(context, "openai")).isEqualTo(new BreakerCalls(7, 6, 1));
+			assertThat(BreakerCalls.of(context, "anthropic")).isEqualTo(new BreakerCalls(4, 3, 1));
+			assertThat(BreakerCalls.of(context, "azure")).isEqualTo(BreakerCalls.successes(1));
+			BreakersDescriptor report = context.getBean(LlmBreakersEndpoint.class).breakers();
+			assertThat(report.routes()).containsEntry("mixed", List.of("openai", "anthropic", "azure"));
+			assertThat(report.endpoints().get("anthropic").failedCalls()).isEqualTo(3);
+			assertThat(report.endpoints().get("azure").bufferedCalls()).isEqualTo(1);
+			MeterRegistry meters = context.getBean(MeterRegistry.class);
+			assertThat(attempts(meters, "openai", "SERVER_ERROR")).isEqualTo(6);
+			assertThat(attempts(meters, "anthropic", "SERVER_ERROR")).isEqualTo(3);
+			assertThat(attempts(meters, "anthropic", "none")).isEqualTo(1);
+			assertThat(attempts(meters, "azure.ai.openai", "none")).isEqualTo(1);
+			assertThat(meters.get("llm.gateway.fallbacks").tags("llm.from", "anthropic", "llm.to", "azure").counter()
+				.count()).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void streamAnswersThroughEachProtocolInTurnAsTheEarlierOnesFail() {
+		this.upstreams.server("openai").enqueue(sse(Wire.OPENAI.stream("from", " openai")));
+		failThrice("openai", 503);
+		failThrice("openai", 503);
+		this.upstreams.server("anthropic").enqueue(sse(Wire.ANTHROPIC.stream("from", " anthropic")));
+		for (int i = 0; i < 3; i++) {
+			this.upstreams.server("anthropic").enqueue(sse(Wire.ANTHROPIC.streamStart() + Wire.ANTHROPIC.errorEvent()));
+		}
+		this.upstreams.server("azure").enqueue(sse(Wire.AZURE_OPENAI.stream("from", " azure")));
+		runner().run((context) -> {
+			assertThat(stream(context)).containsExactly(Map.entry("openai", Tier.PRIMARY));
+			assertThat(stream(context)).containsExactly(Map.entry("anthropic", Tier.FALLBACK));
+			assertThat(stream(context)).containsExactly(Map.entry("azure", Tier.FALLBACK));
+			assertThat(BreakerCalls.of(context, "anthropic")).isEqualTo(new BreakerCalls(4, 3, 1));
+			assertThat(this.upstreams.server("azure").getRequestCount()).isOne();
+		});
+	}
+
+	@Test
+	void streamCutOnOpenAiIsContinuedByAnthropicFromThePartialAnswer() throws Exception {
+		this.upstreams.server("openai")
+			.enqueue(sse(Ending.CUT, this.release, Wire.OPENAI.streamStart(), Wire.OPENAI.text("The answer is ")));
+		this.upstreams.server("anthropic").enqueue(sse(Wire.ANTHROPIC.stream("forty-two.")));
+		runner().withPropertyValues("llm.gateway.stream.resume-on-fallback=true").run((context) -> {
+			List<ChatChunk> chunks = context.getBean(LlmGateway.class)
+				.stream(ChatRequest.builder().user("Question?").route("mixed").build())
+				.collectList()
+				.block(WAIT);
+			assertThat(chunks.stream().map(ChatChunk::content).collect(Collectors.joining()))
+				.isEqualTo("The answer is forty-two.");
+			assertThat(chunks).extracting(ChatChunk::endpoint).containsExactly("openai", "anthropic", "anthropic");
+		});
+		JsonNode continuation = JsonMapper.builder().build()
+			.readTree(this.upstreams.server("anthropic").takeRequest().getBody().utf8());
+		assertThat(continuation.get("messages").get(1).get("role").asString()).isEqualTo("assistant");
+		assertThat(continuation.get("messages").get(1).get("content").asString()).isEqualTo("The answer is");
+	}
+
+	private ApplicationContextRunner runner() {
+		return this.upstreams.runner()
+			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
+					LlmMetricsAutoConfiguration.class, LlmBreakersEndpointAutoConfiguration.class))
+			.withPropertyValues("llm.routes.mixed=openai,anthropic,azure",
+					"management.endpoints.web.exposure.include=llmbreakers");
+	}
+
+	private void failThrice(String endpoint, int status) {
+		Wire wire = endpoint.equals("openai") ? Wire.OPENAI : Wire.ANTHROPIC;
+		for (int i = 0; i < 3; i++) {
+			this.upstreams.server(endpoint).enqueue(wire.error(status));
+		}
+	}
+
+	private static ChatResponse chat(AssertableApplicationContext context) {
+		return context.getBean(LlmGateway.class)
+			.chat(ChatRequest.builder().user("hello").route("mixed").build())
+			.block(WAIT);
+	}
+
+	// Who streamed the answer, and in which tier.
+	private static Map<String, Tier> stream(AssertableApplicationContext context) {
+		List<ChatChunk> chunks = context.getBean(LlmGateway.class)
+			.stream(ChatRequest.builder().user("hello").route("mixed").build())
+			.collectList()
+			.block(WAIT);
+		assertThat(chunks.get(chunks.size() - 1).finishReason()).isEqualTo("stop");
+		return chunks.stream().collect(Collectors.toMap(ChatChunk::endpoint, ChatChunk::tier, (a, b) -> a));
+	}
+
+	private static long attempts(MeterRegistry meters, String provider, String errorType) {
+		return meters.get("gen_ai.client.operation.duration")
+			.tag("gen_ai.provider.name", provider)
+			.tag("error.type", errorType)
+			.timer()
+			.count();
+	}
+
+}
