@@ -148,8 +148,11 @@ final class GatewayCall {
 				this.attempts, null, null);
 	}
 
+	// The observation stops once the answer is known, before it travels on: its key values (the
+	// convention's, taken at stop) and its timer are there when the caller has the answer.
 	void answered(ChatResponse response) {
 		GatewayObservations.answered(this.observation, response);
+		stop();
 		this.gateway.listeners().onResponse(this.route, response);
 	}
 
@@ -167,6 +170,7 @@ final class GatewayCall {
 
 	void failed(Throwable error) {
 		this.observation.error(error);
+		stop();
 		this.gateway.listeners().onError(this.route, error);
 	}
 
