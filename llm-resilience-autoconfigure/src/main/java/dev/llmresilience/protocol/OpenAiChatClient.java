@@ -19,7 +19,6 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -104,11 +103,8 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	@Override
 	public Mono<Completion> chat(ChatRequest request) {
-		return Mono.defer(() -> this.webClient.post()
-			.uri(this.dialect.path())
-			.contentType(MediaType.APPLICATION_JSON)
-			.accept(MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, false, false)))
+		return Mono.defer(() -> UpstreamHttp
+			.post(this.webClient, this.dialect.path(), this.mapper.writeValueAsBytes(toWire(request, false, false)), false)
 			.exchangeToMono((response) -> UpstreamHttp.read(response, this::interpret)))
 			.onErrorMap(this.providerText::classify);
 	}
@@ -142,11 +138,9 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	}
 
 	private Flux<CompletionDelta> send(ChatRequest request, boolean withOptions) {
-		return Flux.defer(() -> this.webClient.post()
-			.uri(this.dialect.path())
-			.contentType(MediaType.APPLICATION_JSON)
-			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
-			.bodyValue(this.mapper.writeValueAsBytes(toWire(request, true, withOptions)))
+		return Flux.defer(() -> UpstreamHttp
+			.post(this.webClient, this.dialect.path(), this.mapper.writeValueAsBytes(toWire(request, true, withOptions)),
+					true)
 			.exchangeToFlux(this::readStream)).onErrorMap(this.providerText::classify);
 	}
 

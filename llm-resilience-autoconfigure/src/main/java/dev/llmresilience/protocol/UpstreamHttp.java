@@ -90,6 +90,23 @@ public final class UpstreamHttp {
 	}
 
 	/**
+	 * A JSON request body posted to a provider, as every protocol's chat (answer as JSON) and stream
+	 * (answer as server-sent events, or as JSON from a server that does not stream) sends it.
+	 * @param client the endpoint's client
+	 * @param path the path below the endpoint's base URL
+	 * @param body the JSON body
+	 * @param streamed whether the answer is asked for as a stream
+	 * @return the request, ready to exchange
+	 */
+	public static WebClient.RequestHeadersSpec<?> post(WebClient client, String path, byte[] body, boolean streamed) {
+		WebClient.RequestBodySpec request = client.post().uri(path).contentType(MediaType.APPLICATION_JSON);
+		WebClient.RequestBodySpec accepting = streamed
+				? request.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
+				: request.accept(MediaType.APPLICATION_JSON);
+		return accepting.bodyValue(body);
+	}
+
+	/**
 	 * Read a whole response and hand its status, headers and body (as {@link #body} reads it) to the
 	 * protocol's reading of an answer: the step every protocol's plain (not streamed) call shares.
 	 * @param response the response

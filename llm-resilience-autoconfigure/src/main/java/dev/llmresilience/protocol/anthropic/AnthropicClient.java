@@ -23,7 +23,6 @@ import reactor.core.publisher.Mono;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.http.HttpHeaders;
-import org.springframework.http.MediaType;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -36,6 +35,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * says is redacted ({@link ProviderText}) and its token counts checked ({@link ReportedUsage}).
  */
 public final class AnthropicClient implements LlmClient, AutoCloseable {
+
+	private static final String PATH = "/messages";
 
 	private final ClientSettings settings;
 
@@ -79,21 +80,13 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 
 	@Override
 	public Mono<Completion> chat(ChatRequest request) {
-		return Mono.defer(() -> this.webClient.post()
-			.uri("/messages")
-			.contentType(MediaType.APPLICATION_JSON)
-			.accept(MediaType.APPLICATION_JSON)
-			.bodyValue(body(request, false))
+		return Mono.defer(() -> UpstreamHttp.post(this.webClient, PATH, body(request, false), false)
 			.exchangeToMono(this::read)).onErrorMap(this.providerText::classify);
 	}
 
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
-		return Flux.defer(() -> this.webClient.post()
-			.uri("/messages")
-			.contentType(MediaType.APPLICATION_JSON)
-			.accept(MediaType.TEXT_EVENT_STREAM, MediaType.APPLICATION_JSON)
-			.bodyValue(body(request, true))
+		return Flux.defer(() -> UpstreamHttp.post(this.webClient, PATH, body(request, true), true)
 			.exchangeToFlux(this::readStream)).onErrorMap(this.providerText::classify);
 	}
 
@@ -114,9 +107,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 	}
 
 	private Mono<Completion> read(ClientResponse response) {
-		int status = response.statusCode().value();
-		HttpHeaders headers = response.headers().asHttpHeaders();
-		return UpstreamHttp.body(response).map((body) -> interpret(status, headers, body));
+		return UpstreamHttp.read(response, this::interpret);
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {
@@ -124,7 +115,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 		if (status < 200 || status >= 300) {
 			AnthropicMessage error = WireJson.readOrNull(body, AnthropicMessage.class);
 			AnthropicMessage.Error cause = (error != null) ? error.error() : null;
-			throw MisconfigurationHint.explain(this.errors.classify(status, headers, cause), this.settings, "/messages",
+			throw MisconfigurationHint.explain(this.errors.classify(status, headers, cause), this.settings, PATH,
 					(cause != null) ? this.errors.providerError(cause) : null);
 		}
 		AnthropicMessage message = WireJson.answer(name, body, AnthropicMessage.class);
