@@ -1,6 +1,7 @@
 package dev.llmresilience.balance;
 
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
@@ -38,11 +39,15 @@ class OpenBreakerBalancingTests {
 	@ValueSource(strings = { "weighted", "least-latency" })
 	void anEndpointWhoseBreakerOpenedIsNeverChosenFirst(String balance) {
 		this.upstreams.get("a").failWith(500);
-		// a weighs the most and, answering 500 at once, looks the fastest
+		// a weighs the most and, answering 500 at once, looks the fastest; the balancer's clock moves a
+		// virtual second each time it is read, so that an estimate a failure raised (a 500 slower than b's
+		// answers on a busy machine) decays within a few calls instead of a real ten seconds
+		AtomicLong clock = new AtomicLong();
 		this.upstreams.runner("llm.routes.default.endpoints=a,b,c", "llm.routes.default.balance=" + balance,
 				"llm.endpoints.a.weight=8", "llm.endpoints.a.circuit-breaker.sliding-window-size=4",
 				"llm.endpoints.a.circuit-breaker.minimum-number-of-calls=4")
-			.withBean(BalanceSource.class, () -> BalanceSource.seeded(11, System::nanoTime))
+			.withBean(BalanceSource.class,
+					() -> BalanceSource.seeded(11, () -> clock.addAndGet(Duration.ofSeconds(1).toNanos())))
 			.run((context) -> {
 				CircuitBreaker breaker = FakeUpstream.endpoint(context, "a").circuitBreaker();
 				for (int i = 0; i < 200 && breaker.getState() != CircuitBreaker.State.OPEN; i++) {
