@@ -55,25 +55,30 @@ final class OpenAiStreamReader {
 	/**
 	 * Read a stream.
 	 * @param events the decoded events of one response
-	 * @return the deltas; completes at {@code [DONE]}, and fails when the events end before it
+	 * @return the deltas; completes when the body ends after {@code [DONE]}, and fails when it ends
+	 * before it
 	 */
 	Flux<CompletionDelta> read(Flux<ServerSentEvent<String>> events) {
 		return Flux.defer(() -> {
-			boolean[] done = new boolean[1];
-			return events.<CompletionDelta>handle((event, sink) -> decode(event, sink, done))
-				.concatWith(Mono.defer(() -> done[0] ? Mono.empty() : Mono.error(this.failures.truncatedStream(this.endpoint))));
+			StreamEnd end = new StreamEnd();
+			return end.bounded(events.<CompletionDelta>handle((event, sink) -> decode(event, sink, end)))
+				.concatWith(Mono.defer(() -> end.isReached() ? Mono.empty()
+						: Mono.error(this.failures.truncatedStream(this.endpoint))));
 		});
 	}
 
-	private void decode(ServerSentEvent<String> event, SynchronousSink<CompletionDelta> sink, boolean[] done) {
+	private void decode(ServerSentEvent<String> event, SynchronousSink<CompletionDelta> sink, StreamEnd end) {
+		if (end.isReached()) {
+			// read on to the body's end, so the connection goes back to the pool (StreamEnd)
+			return;
+		}
 		String data = event.data();
 		boolean errorEvent = "error".equals(event.event());
 		if ((data == null || data.isBlank()) && !errorEvent) {
 			return;
 		}
 		if (data != null && DONE.equals(data.strip())) {
-			done[0] = true;
-			sink.complete();
+			end.reached();
 			return;
 		}
 		OpenAiChatChunk chunk = parse(data);

@@ -9,6 +9,7 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.ProviderText;
 import dev.llmresilience.protocol.ReportedUsage;
+import dev.llmresilience.protocol.StreamEnd;
 import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.WireJson;
 import org.jspecify.annotations.Nullable;
@@ -53,18 +54,23 @@ final class AnthropicStreamReader {
 	/**
 	 * Read a stream.
 	 * @param events the decoded events of one response
-	 * @return the deltas; completes at {@code message_stop}, and fails when the events end before it
+	 * @return the deltas; completes when the body ends after {@code message_stop}, and fails when it
+	 * ends before it
 	 */
 	Flux<CompletionDelta> read(Flux<ServerSentEvent<String>> events) {
 		return Flux.defer(() -> {
 			Message message = new Message();
-			return events.<CompletionDelta>handle((event, sink) -> decode(event, sink, message))
-				.concatWith(Mono.defer(() -> message.stopped ? Mono.empty()
+			return message.end.bounded(events.<CompletionDelta>handle((event, sink) -> decode(event, sink, message)))
+				.concatWith(Mono.defer(() -> message.end.isReached() ? Mono.empty()
 						: Mono.error(this.failures.truncatedStream(this.endpoint, END))));
 		});
 	}
 
 	private void decode(ServerSentEvent<String> sse, SynchronousSink<CompletionDelta> sink, Message message) {
+		if (message.end.isReached()) {
+			// read on to the body's end, so the connection goes back to the pool (StreamEnd)
+			return;
+		}
 		String data = sse.data();
 		boolean errorEvent = "error".equals(sse.event());
 		if ((data == null || data.isBlank()) && !errorEvent) {
@@ -86,10 +92,7 @@ final class AnthropicStreamReader {
 			case "content_block_start" -> blockStart(event, sink, message);
 			case "content_block_delta" -> blockDelta(event, sink, message);
 			case "message_delta" -> messageDelta(event, sink, message);
-			case END -> {
-				message.stopped = true;
-				sink.complete();
-			}
+			case END -> message.end.reached();
 			case "error" -> sink.error(this.errors.classifyInBand(event.error()));
 			default -> {
 				// ping, content_block_stop, and event types added after this was written
@@ -164,7 +167,7 @@ final class AnthropicStreamReader {
 		/** Content block index to the tool call's number among the tool calls. */
 		private final Map<Integer, Integer> toolCalls = new HashMap<>();
 
-		private boolean stopped;
+		private final StreamEnd end = new StreamEnd();
 
 	}
 
