@@ -32,6 +32,7 @@ import dev.llmresilience.guard.ConcurrencyLimit;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
@@ -75,7 +76,17 @@ public final class LlmAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FailureClassifier llmFailureClassifier() {
-		return new FailureClassifier(Clock.systemUTC());
+		return new FailureClassifier();
+	}
+
+	/**
+	 * What an upstream response or transport error stands for, for every built-in protocol; an
+	 * application's own bean of it only sets the clock an HTTP-date {@code Retry-After} is read with.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	UpstreamFailures llmUpstreamFailures() {
+		return new UpstreamFailures(Clock.systemUTC());
 	}
 
 	/**
@@ -99,14 +110,14 @@ public final class LlmAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
-			ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
+			UpstreamFailures failures, ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
 			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard,
 			Environment environment, ListableBeanFactory beans) {
 		UnknownKeys.check(environment, beans);
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
-		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(classifier, builders),
-				new AnthropicClientFactory(classifier, builders), new AzureOpenAiClientFactory(classifier, builders))) {
+		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(failures, builders),
+				new AnthropicClientFactory(failures, builders), new AzureOpenAiClientFactory(failures, builders))) {
 			protocols.put(builtIn.protocol(), builtIn);
 		}
 		clientFactories.orderedStream().forEach((factory) -> protocols.put(factory.protocol(), factory));

@@ -4,8 +4,8 @@ import java.util.Arrays;
 import java.util.List;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.springai.SpringAiClientFactory;
 import dev.llmresilience.springai.LlmGatewayChatModel;
 import org.apache.commons.logging.Log;
@@ -41,13 +41,13 @@ public final class SpringAiAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "llmSpringAiClientFactory")
-	@ConditionalOnBean(FailureClassifier.class)
-	SpringAiClientFactory llmSpringAiClientFactory(ListableBeanFactory beans, FailureClassifier classifier,
+	@ConditionalOnBean(UpstreamFailures.class)
+	SpringAiClientFactory llmSpringAiClientFactory(ListableBeanFactory beans, UpstreamFailures failures,
 			Environment environment) {
 		return new SpringAiClientFactory((endpoint, name) -> {
 			warnIfTheModelRetries(endpoint, environment);
 			return chatModel(beans, endpoint, name);
-		}, classifier);
+		}, failures);
 	}
 
 	private static ChatModel chatModel(ListableBeanFactory beans, String endpoint, String name) {

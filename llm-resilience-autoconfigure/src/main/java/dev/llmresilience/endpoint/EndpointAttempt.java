@@ -198,7 +198,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			return;
 		}
 		boolean seen = this.call.exposure() == Exposure.STREAM && this.started;
-		Throwable classified = this.endpoint.classifier()
+		Throwable classified = this.endpoint.failures()
 			.classifyStreamError(this.settings.name(), error, seen, this.answer.text(), this.answer.finishReason());
 		if (classified == null) {
 			onComplete();
@@ -216,7 +216,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 		if (relay != null) {
 			Outcome outcome;
 			try {
-				outcome = this.endpoint.classifier()
+				outcome = this.endpoint.failures()
 					.classifyStreamEnd(this.settings.name(), this.started, this.answer.finishReason());
 			}
 			catch (RuntimeException ex) {
@@ -233,7 +233,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			}
 			return;
 		}
-		LlmUpstreamException failure = this.endpoint.classifier()
+		LlmUpstreamException failure = this.endpoint.failures()
 			.classifyCompletion(this.settings.name(), true, this.answer.text(), this.answer.hasToolCalls(),
 					this.answer.finishReason());
 		if (failure != null && !(this.call.exposure() == Exposure.PROBE && failure.outcome() == Outcome.EMPTY_RESPONSE)) {

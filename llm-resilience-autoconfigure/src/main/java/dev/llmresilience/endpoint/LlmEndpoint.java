@@ -15,6 +15,7 @@ import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.UpstreamFailures;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
@@ -49,6 +50,8 @@ public final class LlmEndpoint {
 	private final Bulkhead bulkhead;
 
 	private final FailureClassifier classifier;
+
+	private final UpstreamFailures failures;
 
 	private final Set<EndpointAttempt> waiting = ConcurrentHashMap.newKeySet();
 
@@ -93,6 +96,7 @@ public final class LlmEndpoint {
 		this.retry = retry;
 		this.bulkhead = bulkhead;
 		this.classifier = classifier;
+		this.failures = new UpstreamFailures(clock);
 		this.streamsUpstream = settings.upstreamStreaming() && client.supportsStreaming();
 		this.clientStreams = client.supportsStreaming();
 		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
@@ -123,7 +127,7 @@ public final class LlmEndpoint {
 
 	/**
 	 * Stream an answer. Only failures before the first content chunk are retried (see
-	 * {@link FailureClassifier#classifyStreamError}), so the subscriber sees the chunks of one attempt
+	 * {@link UpstreamFailures#classifyStreamError}), so the subscriber sees the chunks of one attempt
 	 * only; the stream's {@code timeout} does not apply, so a long answer is never cut.
 	 * @param request the request
 	 * @param context what the gateway call shares
@@ -238,6 +242,10 @@ public final class LlmEndpoint {
 
 	FailureClassifier classifier() {
 		return this.classifier;
+	}
+
+	UpstreamFailures failures() {
+		return this.failures;
 	}
 
 	/**

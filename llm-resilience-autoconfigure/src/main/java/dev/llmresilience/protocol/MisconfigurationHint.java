@@ -10,7 +10,7 @@ import dev.llmresilience.failure.ProviderError;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Says what a 401, 403, 404 (or another 4xx the classifier calls a configuration error) most likely
+ * Says what a 401, 403, 404 (or another 4xx the failure rules call a configuration error) most likely
  * means for the endpoint that got it: the URL that was called (never a header) and the usual fix,
  * such as a base URL that lacks its API version ({@code /v1}). Shared by the protocols' clients.
  */
@@ -27,7 +27,7 @@ public final class MisconfigurationHint {
 	/**
 	 * Reword a configuration error so that it names the URL called and the likely fix; any other
 	 * exception passes through unchanged.
-	 * @param classified what the classifier made of the response
+	 * @param classified what the failure rules made of the response
 	 * @param settings the endpoint's settings
 	 * @param path the path called below the base URL, e.g. {@code /chat/completions}
 	 * @param error the error the body carried, or {@code null}

@@ -6,7 +6,6 @@ import java.util.Locale;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ToolCall;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
@@ -27,7 +26,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * DeepSeek, OpenRouter, Ollama, vLLM, ...; with an {@link OpenAiDialect}, Azure OpenAI's deployment
  * API too). One subscription makes one HTTP call; the response is
  * read whole (up to the endpoint's {@code max-response-size}) and handed to the
- * {@link FailureClassifier}. A streamed request asks for {@code stream_options.include_usage} and is
+ * {@link UpstreamFailures}. A streamed request asks for {@code stream_options.include_usage} and is
  * read event by event within the attempt's {@link StreamLimits}. Nothing a provider sends is logged
  * by the codecs, and what of it reaches an exception or an answer is redacted ({@link ProviderText}).
  */
@@ -41,7 +40,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private final JsonMapper mapper;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final OpenAiDialect dialect;
 
@@ -63,11 +62,11 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	 * @param settings the endpoint's settings
 	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
 	 * @param mapper the mapper for the wire format
-	 * @param classifier the classifier
+	 * @param failures what the provider's failures stand for
 	 */
 	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
-			FailureClassifier classifier) {
-		this(settings, webClient, mapper, classifier, OpenAiDialect.OPENAI);
+			UpstreamFailures failures) {
+		this(settings, webClient, mapper, failures, OpenAiDialect.OPENAI);
 	}
 
 	/**
@@ -75,17 +74,17 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	 * @param settings the endpoint's settings
 	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
 	 * @param mapper the mapper for the wire format
-	 * @param classifier the classifier
+	 * @param failures what the provider's failures stand for
 	 * @param dialect where requests go and what their body carries
 	 */
 	public OpenAiChatClient(ClientSettings settings, WebClient webClient, JsonMapper mapper,
-			FailureClassifier classifier, OpenAiDialect dialect) {
+			UpstreamFailures failures, OpenAiDialect dialect) {
 		this.settings = settings;
 		this.webClient = webClient;
 		this.mapper = mapper;
-		this.classifier = classifier;
+		this.failures = failures;
 		this.dialect = dialect;
-		this.providerText = new ProviderText(settings, classifier);
+		this.providerText = new ProviderText(settings, failures);
 		this.usage = new ReportedUsage(settings.name());
 		this.requests = new OpenAiRequests(mapper);
 	}
@@ -164,7 +163,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			return UpstreamHttp.read(response, this::interpret).map(CompletionDelta::of).flux();
 		}
 		StreamLimits limits = new StreamLimits(this.settings);
-		return limits.deltas(new OpenAiStreamReader(this.settings.name(), this.classifier,
+		return limits.deltas(new OpenAiStreamReader(this.settings.name(), this.failures,
 				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY), this.usage, this.providerText)
 			.read(limits.events(response)));
 	}
@@ -180,7 +179,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
 			ProviderError error = readError(body);
-			throw MisconfigurationHint.explain(this.classifier.classifyStatus(name, status, headers, error),
+			throw MisconfigurationHint.explain(this.failures.classifyStatus(name, status, headers, error),
 					this.settings, this.dialect.path(), error);
 		}
 		OpenAiChatCompletion completion = WireJson.answer(name, body, OpenAiChatCompletion.class);
@@ -193,7 +192,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 		String content = (message != null) ? message.content() : null;
 		List<ToolCall> toolCalls = toolCalls(message);
 		String finishReason = (first != null) ? first.finishReason() : null;
-		LlmUpstreamException failure = this.classifier.classifyCompletion(name, first != null && message != null,
+		LlmUpstreamException failure = this.failures.classifyCompletion(name, first != null && message != null,
 				content, !toolCalls.isEmpty(), finishReason);
 		if (failure != null) {
 			throw failure;
@@ -213,7 +212,7 @@ public final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	private LlmException classifyErrorBody(OpenAiChatCompletion.Error error, HttpHeaders headers) {
 		ProviderError provider = providerError(error);
 		return MisconfigurationHint.explain(
-				this.classifier.classifyStatus(this.settings.name(), statusOf(error), headers, provider), this.settings,
+				this.failures.classifyStatus(this.settings.name(), statusOf(error), headers, provider), this.settings,
 				this.dialect.path(), provider);
 	}
 

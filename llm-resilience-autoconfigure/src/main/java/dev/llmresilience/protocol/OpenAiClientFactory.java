@@ -1,5 +1,6 @@
 package dev.llmresilience.protocol;
 
+import java.time.Clock;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
@@ -20,26 +21,50 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	/** The protocol name of this client. */
 	public static final String PROTOCOL = "openai";
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final Supplier<WebClient.Builder> builders;
 
 	/**
 	 * Create a factory whose clients start from a plain {@link WebClient#builder()}.
-	 * @param classifier the classifier every client reports to
+	 * @param failures what the provider's failures stand for
 	 */
-	public OpenAiClientFactory(FailureClassifier classifier) {
-		this(classifier, WebClient::builder);
+	public OpenAiClientFactory(UpstreamFailures failures) {
+		this(failures, WebClient::builder);
 	}
 
 	/**
 	 * Create a factory.
-	 * @param classifier the classifier every client reports to
+	 * @param failures what the provider's failures stand for
 	 * @param builders a new builder (a clone of the application's) for each endpoint
 	 */
-	public OpenAiClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
-		this.classifier = classifier;
+	public OpenAiClientFactory(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
+		this.failures = failures;
 		this.builders = builders;
+	}
+
+	/**
+	 * Create a factory, as before the wire mapping moved out of the classifier.
+	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
+	 * the system clock
+	 * @param builders a new builder (a clone of the application's) for each endpoint
+	 * @deprecated use {@link #OpenAiClientFactory(UpstreamFailures, Supplier)}
+	 */
+	@Deprecated(since = "0.1.0")
+	public OpenAiClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
+		this(new UpstreamFailures(Clock.systemUTC()), builders);
+	}
+
+	/**
+	 * Create a factory whose clients start from a plain {@link WebClient#builder()}, as before the
+	 * wire mapping moved out of the classifier.
+	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
+	 * the system clock
+	 * @deprecated use {@link #OpenAiClientFactory(UpstreamFailures)}
+	 */
+	@Deprecated(since = "0.1.0")
+	public OpenAiClientFactory(FailureClassifier classifier) {
+		this(new UpstreamFailures(Clock.systemUTC()), WebClient::builder);
 	}
 
 	@Override
@@ -70,7 +95,7 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 			BiConsumer<HttpHeaders, String> credentials) {
 		ConnectionProvider pool = UpstreamHttp.connectionProvider(settings);
 		WebClient webClient = UpstreamHttp.webClient(settings, this.builders.get(), pool, credentials);
-		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.classifier, dialect)
+		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.failures, dialect)
 			.onClose(pool::dispose);
 	}
 
@@ -83,7 +108,7 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	 */
 	public OpenAiChatClient create(ClientSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
 		WebClient webClient = UpstreamHttp.webClient(settings, builder, connections, OpenAiClientFactory::bearer);
-		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.classifier);
+		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.failures);
 	}
 
 	/**

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.function.Function;
 
 import dev.llmresilience.chat.ToolCallDelta;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -27,7 +26,7 @@ final class OpenAiStreamReader {
 
 	private final String endpoint;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final Function<OpenAiChatCompletion.Error, LlmException> errorEvent;
 
@@ -38,16 +37,16 @@ final class OpenAiStreamReader {
 	/**
 	 * Create a reader.
 	 * @param endpoint the endpoint's name
-	 * @param classifier the classifier
+	 * @param failures what the provider's failures stand for
 	 * @param errorEvent classifies an error the provider sent as an event, as it would an error body
 	 * @param usage checks the token counts
 	 * @param providerText makes what the provider names safe to show
 	 */
-	OpenAiStreamReader(String endpoint, FailureClassifier classifier,
+	OpenAiStreamReader(String endpoint, UpstreamFailures failures,
 			Function<OpenAiChatCompletion.Error, LlmException> errorEvent, ReportedUsage usage,
 			ProviderText providerText) {
 		this.endpoint = endpoint;
-		this.classifier = classifier;
+		this.failures = failures;
 		this.errorEvent = errorEvent;
 		this.usage = usage;
 		this.providerText = providerText;
@@ -62,7 +61,7 @@ final class OpenAiStreamReader {
 		return Flux.defer(() -> {
 			boolean[] done = new boolean[1];
 			return events.<CompletionDelta>handle((event, sink) -> decode(event, sink, done))
-				.concatWith(Mono.defer(() -> done[0] ? Mono.empty() : Mono.error(this.classifier.truncatedStream(this.endpoint))));
+				.concatWith(Mono.defer(() -> done[0] ? Mono.empty() : Mono.error(this.failures.truncatedStream(this.endpoint))));
 		});
 	}
 

@@ -2,7 +2,6 @@ package dev.llmresilience.protocol;
 
 import java.util.List;
 
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.ProviderError;
 import dev.llmresilience.failure.Redaction;
 import org.jspecify.annotations.Nullable;
@@ -19,19 +18,19 @@ public final class ProviderText {
 
 	private final List<String> secrets;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private volatile @Nullable String[] lastModel = new String[2];
 
 	/**
 	 * Create one for an endpoint.
 	 * @param settings the endpoint's settings
-	 * @param classifier the classifier
+	 * @param failures what the provider's failures stand for
 	 */
-	public ProviderText(ClientSettings settings, FailureClassifier classifier) {
+	public ProviderText(ClientSettings settings, UpstreamFailures failures) {
 		this.endpoint = settings.name();
 		this.secrets = settings.secrets();
-		this.classifier = classifier;
+		this.failures = failures;
 	}
 
 	/**
@@ -72,7 +71,7 @@ public final class ProviderText {
 	 * @return the classified error, with no secret and no raw cause
 	 */
 	public Throwable classify(Throwable error) {
-		return this.classifier.classifyError(this.endpoint, error, this.secrets);
+		return this.failures.classifyError(this.endpoint, error, this.secrets);
 	}
 
 }

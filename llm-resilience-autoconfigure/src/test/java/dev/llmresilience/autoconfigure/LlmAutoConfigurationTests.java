@@ -1,6 +1,5 @@
 package dev.llmresilience.autoconfigure;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -265,7 +264,7 @@ class LlmAutoConfigurationTests {
 	@Configuration(proxyBeanMethods = false)
 	static class UserClassifierConfiguration {
 
-		final FailureClassifier classifier = new FailureClassifier(Clock.systemUTC());
+		final FailureClassifier classifier = new FailureClassifier();
 
 		@Bean
 		FailureClassifier userClassifier() {

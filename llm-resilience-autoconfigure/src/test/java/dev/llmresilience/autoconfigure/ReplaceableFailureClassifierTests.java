@@ -1,6 +1,5 @@
 package dev.llmresilience.autoconfigure;
 
-import java.time.Clock;
 import java.time.Duration;
 
 import dev.llmresilience.chat.Attempt;
@@ -138,10 +137,6 @@ class ReplaceableFailureClassifierTests {
 	/** Treats a server error as the caller's business: not worth a retry, not the endpoint's fault. */
 	static class LenientClassifier extends FailureClassifier {
 
-		LenientClassifier() {
-			super(Clock.systemUTC());
-		}
-
 		@Override
 		public boolean isRetryable(Throwable error, Duration maxRetryAfter) {
 			return outcomeOf(error) != Outcome.SERVER_ERROR && super.isRetryable(error, maxRetryAfter);
@@ -160,7 +155,7 @@ class ReplaceableFailureClassifierTests {
 		/** Knows that this provider wants a minute between rate-limited requests, header or not. */
 		@Bean
 		FailureClassifier patientClassifier() {
-			return new FailureClassifier(Clock.systemUTC()) {
+			return new FailureClassifier() {
 
 				@Override
 				public Duration retryAfter(Throwable error) {

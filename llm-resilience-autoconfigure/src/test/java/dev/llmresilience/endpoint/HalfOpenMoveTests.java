@@ -19,6 +19,7 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.support.FakeUpstream.Gate;
 import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
@@ -91,9 +92,8 @@ class HalfOpenMoveTests {
 	}
 
 	private static LlmEndpoint endpoint(MockWebServer server, Clock clock, List<ConnectionProvider> pools) {
-		FailureClassifier classifier = new FailureClassifier(Clock.systemUTC());
 		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
-				BulkheadRegistry.ofDefaults(), classifier, clock, () -> 0.5);
+				BulkheadRegistry.ofDefaults(), new FailureClassifier(), clock, () -> 0.5);
 		EndpointSettings settings = new EndpointSettings("primary", URI.create(server.url("/v1").toString()),
 				ApiKey.of(null), "primary-model", OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null,
 				Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
@@ -103,7 +103,7 @@ class HalfOpenMoveTests {
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		pools.add(pool);
 		return factory.create(settings,
-				new OpenAiClientFactory(classifier).create(settings.client(), WebClient.builder(), pool));
+				new OpenAiClientFactory(new UpstreamFailures(Clock.systemUTC())).create(settings.client(), WebClient.builder(), pool));
 	}
 
 	/** The breaker's clock: real time, but its next read on one thread waits until released. */

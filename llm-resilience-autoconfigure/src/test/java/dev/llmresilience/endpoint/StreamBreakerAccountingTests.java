@@ -17,6 +17,7 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.support.TestEndpoints;
 import dev.llmresilience.support.TestEndpoints.FakeClient;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
@@ -209,11 +210,11 @@ class StreamBreakerAccountingTests {
 	@ParameterizedTest
 	@ValueSource(strings = { "reset", "error-event", "truncated" })
 	void aFailureAfterTheFirstChunkIsABreakerFailureAndIsNeverRetried(String fault) {
-		FailureClassifier classifier = new FailureClassifier(Clock.systemUTC());
+		UpstreamFailures failures = new UpstreamFailures(Clock.systemUTC());
 		Throwable error = switch (fault) {
 			case "reset" -> new IOException("Connection reset by peer");
 			case "error-event" -> new LlmUpstreamException("primary", Outcome.SERVER_ERROR, 500, null, "Overloaded", null);
-			default -> classifier.truncatedStream("primary");
+			default -> failures.truncatedStream("primary");
 		};
 		FakeClient client = new FakeClient(() -> Flux.just(text(""), text("Hi"), text(" there")).concatWith(Flux.error(error)));
 		LlmEndpoint endpoint = endpoint(client, 3, 5);

@@ -41,7 +41,7 @@ class AttemptListenerTests {
 	void successRecordedAsTheCallerCancelsIsStillHeard() {
 		Sinks.One<Completion> answer = Sinks.one();
 		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
-				BulkheadRegistry.ofDefaults(), new FailureClassifier(Clock.systemUTC()), Clock.systemUTC(), () -> 0.5);
+				BulkheadRegistry.ofDefaults(), new FailureClassifier(), Clock.systemUTC(), () -> 0.5);
 		EndpointSettings settings = new EndpointSettings("only", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
 				"only-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(30), Duration.ofSeconds(1),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,

@@ -132,7 +132,7 @@ class ConcurrencyHammerTests {
 	@Timeout(600)
 	void gatewayKeepsItsInvariantsUnderConcurrencyFaultsAndCancellations() {
 		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
-				BulkheadRegistry.ofDefaults(), new FailureClassifier(Clock.systemUTC()), Clock.systemUTC(),
+				BulkheadRegistry.ofDefaults(), new FailureClassifier(), Clock.systemUTC(),
 				() -> ThreadLocalRandom.current().nextDouble());
 		LlmEndpoint primary = endpoint(factory, "primary", 0, PRIMARY_PROBES, PRIMARY_BULKHEAD, this.primaryUpstream);
 		LlmEndpoint backup = endpoint(factory, "backup", 1, BACKUP_PROBES, BACKUP_BULKHEAD, this.backupUpstream);

@@ -13,11 +13,11 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUnavailableException;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.support.BreakerCalls;
 import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.MockResponse;
@@ -104,7 +104,7 @@ class StatusRulesTests {
 		this.upstreams.primary().enqueue(rateLimited("Retry-After", inOneSecond));
 		this.upstreams.primary().enqueue(completion("after the wait"));
 		this.upstreams.runner()
-			.withBean(FailureClassifier.class, () -> new FailureClassifier(Clock.fixed(now, ZoneOffset.UTC)))
+			.withBean(UpstreamFailures.class, () -> new UpstreamFailures(Clock.fixed(now, ZoneOffset.UTC)))
 			.run((context) -> {
 				ChatResponse response = chat(context);
 				assertThat(response.tier()).isEqualTo(Tier.PRIMARY);

@@ -63,7 +63,7 @@ class OpenAiStreamParsingTests {
 		EndpointSettings settings = TestEndpoints.settings("primary", this.server.url("/v1").toString(),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5);
 		this.connections = OpenAiClientFactory.connectionProvider(settings.client());
-		this.client = new OpenAiClientFactory(new FailureClassifier(Clock.systemUTC())).create(settings.client(),
+		this.client = new OpenAiClientFactory(new UpstreamFailures(Clock.systemUTC())).create(settings.client(),
 				WebClient.builder(), this.connections);
 	}
 
@@ -228,7 +228,7 @@ class OpenAiStreamParsingTests {
 		this.server.enqueue(sse(Ending.CUT, this.release, role(), content("Hel")));
 		StepVerifier.create(this.client.stream(ChatRequest.ofUser("Hi")))
 			.expectNextCount(2)
-			.expectErrorSatisfies((error) -> assertThat(new FailureClassifier(Clock.systemUTC())
+			.expectErrorSatisfies((error) -> assertThat(new UpstreamFailures(Clock.systemUTC())
 				.classifyError("primary", error)).extracting(FailureClassifier::outcomeOf)
 				.isEqualTo(Outcome.CONNECTION_FAILED))
 			.verify(WAIT);

@@ -25,6 +25,7 @@ import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
@@ -58,14 +59,14 @@ public final class TestEndpoints implements AutoCloseable {
 	 */
 	public TestEndpoints(DoubleSupplier random) {
 		this.factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
-				BulkheadRegistry.ofDefaults(), new FailureClassifier(this.clock), this.clock, random);
+				BulkheadRegistry.ofDefaults(), new FailureClassifier(), this.clock, random);
 	}
 
 	public EndpointFactory factory() {
 		return this.factory;
 	}
 
-	/** @return the clock of the endpoints' breakers and classifier, moved only by the test */
+	/** @return the clock of the endpoints' breakers and failure mapping, moved only by the test */
 	public MutableClock clock() {
 		return this.clock;
 	}
@@ -95,7 +96,7 @@ public final class TestEndpoints implements AutoCloseable {
 				breaker, retry, new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		this.pools.add(pool);
-		OpenAiClientFactory clients = new OpenAiClientFactory(new FailureClassifier(this.clock));
+		OpenAiClientFactory clients = new OpenAiClientFactory(new UpstreamFailures(this.clock));
 		return this.factory.create(settings, clients.create(settings.client(), WebClient.builder(), pool));
 	}
 
@@ -147,7 +148,7 @@ public final class TestEndpoints implements AutoCloseable {
 	 */
 	public static LlmEndpoint endpoint(EndpointSettings settings, LlmClient client) {
 		return new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
-				BulkheadRegistry.ofDefaults(), new FailureClassifier(Clock.systemUTC()), Clock.systemUTC(), () -> 0.5)
+				BulkheadRegistry.ofDefaults(), new FailureClassifier(), Clock.systemUTC(), () -> 0.5)
 			.create(settings, client);
 	}
 

@@ -20,6 +20,7 @@ import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.OpenAiClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
@@ -39,13 +40,13 @@ final class Endpoints implements AutoCloseable {
 	/** {@code first-token-timeout}'s default. */
 	static final Duration FIRST_TOKEN_TIMEOUT = Duration.ofSeconds(10);
 
-	private final FailureClassifier classifier = new FailureClassifier(Clock.systemUTC());
+	private final FailureClassifier classifier = new FailureClassifier();
 
 	private final EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(),
 			RetryRegistry.ofDefaults(), BulkheadRegistry.ofDefaults(), this.classifier, Clock.systemUTC(),
 			() -> ThreadLocalRandom.current().nextDouble());
 
-	private final OpenAiClientFactory clients = new OpenAiClientFactory(this.classifier);
+	private final OpenAiClientFactory clients = new OpenAiClientFactory(new UpstreamFailures(Clock.systemUTC()));
 
 	private final List<ConnectionProvider> pools = new ArrayList<>();
 

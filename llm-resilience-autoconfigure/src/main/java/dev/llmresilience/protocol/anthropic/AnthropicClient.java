@@ -5,7 +5,6 @@ import java.util.List;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ToolCall;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.MisconfigurationHint;
@@ -16,6 +15,7 @@ import dev.llmresilience.protocol.ProviderText;
 import dev.llmresilience.protocol.ReportedUsage;
 import dev.llmresilience.protocol.ReservedFields;
 import dev.llmresilience.protocol.StreamLimits;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.UpstreamHttp;
 import dev.llmresilience.protocol.WireJson;
 import reactor.core.publisher.Flux;
@@ -44,7 +44,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 
 	private final JsonMapper mapper;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final AnthropicErrors errors;
 
@@ -58,16 +58,16 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 	 * Create a client.
 	 * @param settings the endpoint's settings
 	 * @param webClient a client whose base URL, headers and connector are set for the endpoint
-	 * @param classifier the classifier
+	 * @param failures what the provider's failures stand for
 	 * @param onClose releases what the client holds (its connection pool)
 	 */
-	public AnthropicClient(ClientSettings settings, WebClient webClient, FailureClassifier classifier, Runnable onClose) {
+	public AnthropicClient(ClientSettings settings, WebClient webClient, UpstreamFailures failures, Runnable onClose) {
 		this.settings = settings;
 		this.webClient = webClient;
 		this.mapper = WireJson.mapper();
-		this.classifier = classifier;
-		this.errors = new AnthropicErrors(settings.name(), classifier, settings.secrets());
-		this.providerText = new ProviderText(settings, classifier);
+		this.failures = failures;
+		this.errors = new AnthropicErrors(settings.name(), failures, settings.secrets());
+		this.providerText = new ProviderText(settings, failures);
 		this.usage = new ReportedUsage(settings.name());
 		this.onClose = onClose;
 	}
@@ -101,7 +101,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			return read(response).map(CompletionDelta::of).flux();
 		}
 		StreamLimits limits = new StreamLimits(this.settings);
-		return limits.deltas(new AnthropicStreamReader(this.settings.name(), this.classifier, this.errors, this.usage,
+		return limits.deltas(new AnthropicStreamReader(this.settings.name(), this.failures, this.errors, this.usage,
 				this.providerText)
 			.read(limits.events(response)));
 	}
@@ -135,7 +135,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 			}
 		}
 		String finishReason = AnthropicMessage.finishReason(message.stopReason());
-		LlmUpstreamException failure = this.classifier.classifyCompletion(name, message.content() != null,
+		LlmUpstreamException failure = this.failures.classifyCompletion(name, message.content() != null,
 				text.toString(), !toolCalls.isEmpty(), finishReason);
 		if (failure != null) {
 			throw failure;

@@ -1,11 +1,13 @@
 package dev.llmresilience.protocol.anthropic;
 
+import java.time.Clock;
 import java.util.Objects;
 import java.util.function.Supplier;
 
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.LlmClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.UpstreamHttp;
 import reactor.netty.resources.ConnectionProvider;
 
@@ -24,18 +26,30 @@ public final class AnthropicClientFactory implements LlmClientFactory {
 	/** The {@code anthropic-version} sent when the settings name none. */
 	public static final String DEFAULT_VERSION = "2023-06-01";
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final Supplier<WebClient.Builder> builders;
 
 	/**
 	 * Create a factory.
-	 * @param classifier the classifier every client reports to
+	 * @param failures what the provider's failures stand for
 	 * @param builders a new builder (a clone of the application's) for each endpoint
 	 */
-	public AnthropicClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
-		this.classifier = classifier;
+	public AnthropicClientFactory(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
+		this.failures = failures;
 		this.builders = builders;
+	}
+
+	/**
+	 * Create a factory, as before the wire mapping moved out of the classifier.
+	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
+	 * the system clock
+	 * @param builders a new builder (a clone of the application's) for each endpoint
+	 * @deprecated use {@link #AnthropicClientFactory(UpstreamFailures, Supplier)}
+	 */
+	@Deprecated(since = "0.1.0")
+	public AnthropicClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
+		this(new UpstreamFailures(Clock.systemUTC()), builders);
 	}
 
 	@Override
@@ -55,7 +69,7 @@ public final class AnthropicClientFactory implements LlmClientFactory {
 		String version = Objects.requireNonNullElse(settings.anthropicVersion(), DEFAULT_VERSION);
 		WebClient webClient = UpstreamHttp.webClient(settings, this.builders.get()
 			.defaultHeader("anthropic-version", version), pool, (headers, key) -> headers.set("x-api-key", key));
-		return new AnthropicClient(settings, webClient, this.classifier, pool::dispose);
+		return new AnthropicClient(settings, webClient, this.failures, pool::dispose);
 	}
 
 }

@@ -3,10 +3,10 @@ package dev.llmresilience.protocol.anthropic;
 import java.util.List;
 import java.util.Locale;
 
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.ProviderError;
 import dev.llmresilience.failure.Redaction;
+import dev.llmresilience.protocol.UpstreamFailures;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -25,13 +25,13 @@ final class AnthropicErrors {
 
 	private final String endpoint;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final List<String> secrets;
 
-	AnthropicErrors(String endpoint, FailureClassifier classifier, List<String> secrets) {
+	AnthropicErrors(String endpoint, UpstreamFailures failures, List<String> secrets) {
 		this.endpoint = endpoint;
-		this.classifier = classifier;
+		this.failures = failures;
 		this.secrets = secrets;
 	}
 
@@ -43,7 +43,7 @@ final class AnthropicErrors {
 	 * @return the failure
 	 */
 	LlmException classify(int status, HttpHeaders headers, AnthropicMessage.@Nullable Error error) {
-		return this.classifier.classifyStatus(this.endpoint, status, headers, (error != null) ? providerError(error) : null);
+		return this.failures.classifyStatus(this.endpoint, status, headers, (error != null) ? providerError(error) : null);
 	}
 
 	/**

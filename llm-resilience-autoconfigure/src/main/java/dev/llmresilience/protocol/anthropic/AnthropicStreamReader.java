@@ -6,10 +6,10 @@ import java.util.Map;
 
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.ProviderText;
 import dev.llmresilience.protocol.ReportedUsage;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.WireJson;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -33,7 +33,7 @@ final class AnthropicStreamReader {
 
 	private final String endpoint;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	private final AnthropicErrors errors;
 
@@ -41,10 +41,10 @@ final class AnthropicStreamReader {
 
 	private final ProviderText providerText;
 
-	AnthropicStreamReader(String endpoint, FailureClassifier classifier, AnthropicErrors errors, ReportedUsage usage,
+	AnthropicStreamReader(String endpoint, UpstreamFailures failures, AnthropicErrors errors, ReportedUsage usage,
 			ProviderText providerText) {
 		this.endpoint = endpoint;
-		this.classifier = classifier;
+		this.failures = failures;
 		this.errors = errors;
 		this.usage = usage;
 		this.providerText = providerText;
@@ -60,7 +60,7 @@ final class AnthropicStreamReader {
 			Message message = new Message();
 			return events.<CompletionDelta>handle((event, sink) -> decode(event, sink, message))
 				.concatWith(Mono.defer(() -> message.stopped ? Mono.empty()
-						: Mono.error(this.classifier.truncatedStream(this.endpoint, END))));
+						: Mono.error(this.failures.truncatedStream(this.endpoint, END))));
 		});
 	}
 

@@ -1,5 +1,6 @@
 package dev.llmresilience.protocol.azure;
 
+import java.time.Clock;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -9,6 +10,7 @@ import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiChatClient;
 import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.OpenAiDialect;
+import dev.llmresilience.protocol.UpstreamFailures;
 
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -41,11 +43,23 @@ public final class AzureOpenAiClientFactory implements LlmClientFactory {
 
 	/**
 	 * Create a factory.
-	 * @param classifier the classifier every client reports to
+	 * @param failures what the provider's failures stand for
 	 * @param builders a new builder (a clone of the application's) for each endpoint
 	 */
+	public AzureOpenAiClientFactory(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
+		this.openAi = new OpenAiClientFactory(failures, builders);
+	}
+
+	/**
+	 * Create a factory, as before the wire mapping moved out of the classifier.
+	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
+	 * the system clock
+	 * @param builders a new builder (a clone of the application's) for each endpoint
+	 * @deprecated use {@link #AzureOpenAiClientFactory(UpstreamFailures, Supplier)}
+	 */
+	@Deprecated(since = "0.1.0")
 	public AzureOpenAiClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
-		this.openAi = new OpenAiClientFactory(classifier, builders);
+		this(new UpstreamFailures(Clock.systemUTC()), builders);
 	}
 
 	@Override

@@ -8,12 +8,12 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.UpstreamFailures;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -43,15 +43,15 @@ final class SpringAiChatClient implements LlmClient {
 
 	private final ChatModel model;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures upstreamFailures;
 
 	private final SpringAiFailures failures;
 
-	SpringAiChatClient(ClientSettings settings, ChatModel model, FailureClassifier classifier) {
+	SpringAiChatClient(ClientSettings settings, ChatModel model, UpstreamFailures upstreamFailures) {
 		this.settings = settings;
 		this.model = model;
-		this.classifier = classifier;
-		this.failures = new SpringAiFailures(classifier);
+		this.upstreamFailures = upstreamFailures;
+		this.failures = new SpringAiFailures(upstreamFailures);
 	}
 
 	@Override
@@ -112,7 +112,7 @@ final class SpringAiChatClient implements LlmClient {
 		String content = (output != null) ? output.getText() : null;
 		List<ToolCall> calls = (output != null) ? toolCalls(output) : List.of();
 		String finishReason = (generation != null) ? generation.getMetadata().getFinishReason() : null;
-		LlmUpstreamException failure = this.classifier.classifyCompletion(this.settings.name(), output != null, content,
+		LlmUpstreamException failure = this.upstreamFailures.classifyCompletion(this.settings.name(), output != null, content,
 				!calls.isEmpty(), finishReason);
 		if (failure != null) {
 			throw failure;

@@ -1,11 +1,13 @@
 package dev.llmresilience.protocol.springai;
 
+import java.time.Clock;
 import java.util.function.BiFunction;
 
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
 
 import org.springframework.ai.chat.model.ChatModel;
 
@@ -21,17 +23,29 @@ public final class SpringAiClientFactory implements LlmClientFactory {
 
 	private final BiFunction<String, String, ChatModel> models;
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
 	/**
 	 * Create a factory.
 	 * @param models finds the model of an endpoint: (endpoint name, bean name) to the bean; fails
 	 * with a message that says what to configure when there is no such model
-	 * @param classifier the classifier the clients' failures are classified with
+	 * @param failures what the provider's failures stand for
 	 */
-	public SpringAiClientFactory(BiFunction<String, String, ChatModel> models, FailureClassifier classifier) {
+	public SpringAiClientFactory(BiFunction<String, String, ChatModel> models, UpstreamFailures failures) {
 		this.models = models;
-		this.classifier = classifier;
+		this.failures = failures;
+	}
+
+	/**
+	 * Create a factory, as before the wire mapping moved out of the classifier.
+	 * @param models finds the model of an endpoint: (endpoint name, bean name) to the bean
+	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
+	 * the system clock
+	 * @deprecated use {@link #SpringAiClientFactory(BiFunction, UpstreamFailures)}
+	 */
+	@Deprecated(since = "0.1.0")
+	public SpringAiClientFactory(BiFunction<String, String, ChatModel> models, FailureClassifier classifier) {
+		this(models, new UpstreamFailures(Clock.systemUTC()));
 	}
 
 	@Override
@@ -45,7 +59,7 @@ public final class SpringAiClientFactory implements LlmClientFactory {
 		if (bean == null) {
 			throw new IllegalArgumentException("Endpoint '" + settings.name() + "' has protocol spring-ai but no chat-model-bean");
 		}
-		return new SpringAiChatClient(settings, this.models.apply(settings.name(), bean), this.classifier);
+		return new SpringAiChatClient(settings, this.models.apply(settings.name(), bean), this.failures);
 	}
 
 }

@@ -9,9 +9,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.llmresilience.chat.Outcome;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.protocol.UpstreamFailures;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;
@@ -36,10 +36,10 @@ final class SpringAiFailures {
 
 	private static final String TRANSIENT = "org.springframework.ai.retry.TransientAiException";
 
-	private final FailureClassifier classifier;
+	private final UpstreamFailures failures;
 
-	SpringAiFailures(FailureClassifier classifier) {
-		this.classifier = classifier;
+	SpringAiFailures(UpstreamFailures failures) {
+		this.failures = failures;
 	}
 
 	Throwable classify(String endpoint, Throwable error) {
@@ -49,7 +49,7 @@ final class SpringAiFailures {
 		for (Throwable cause = error; cause != null; cause = (cause.getCause() != cause) ? cause.getCause() : null) {
 			Integer status = status(cause);
 			if (status != null) {
-				return this.classifier.classifyStatus(endpoint, status, headers(cause), null);
+				return this.failures.classifyStatus(endpoint, status, headers(cause), null);
 			}
 		}
 		String type = error.getClass().getSimpleName();

@@ -12,10 +12,10 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.endpoint.EndpointSettings;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.TestEndpoints;
 import dev.llmresilience.support.Wire;
@@ -55,7 +55,7 @@ class AnthropicStreamParsingTests {
 		EndpointSettings settings = TestEndpoints.settings("claude", this.server.url("/v1").toString(),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1, 5);
 		ClientSettings client = settings.client();
-		this.client = new AnthropicClientFactory(new FailureClassifier(Clock.systemUTC()), WebClient::builder)
+		this.client = new AnthropicClientFactory(new UpstreamFailures(Clock.systemUTC()), WebClient::builder)
 			.create(client);
 	}
 

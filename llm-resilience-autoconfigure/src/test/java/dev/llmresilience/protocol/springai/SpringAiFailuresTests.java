@@ -13,6 +13,7 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.protocol.UpstreamFailures;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.retry.NonTransientAiException;
@@ -34,7 +35,7 @@ class SpringAiFailuresTests {
 
 	private static final String SECRET = "sk-proj-abcdefgh12345678";
 
-	private final SpringAiFailures failures = new SpringAiFailures(new FailureClassifier(Clock.systemUTC()));
+	private final SpringAiFailures failures = new SpringAiFailures(new UpstreamFailures(Clock.systemUTC()));
 
 	@Test
 	void statusesInSpringAiExceptionTextFollowTheirRows() {

@@ -1,4 +1,4 @@
-package dev.llmresilience.failure;
+package dev.llmresilience.protocol;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -6,6 +6,9 @@ import java.util.Collection;
 import java.util.concurrent.TimeoutException;
 
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.failure.LlmException;
+import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.failure.Redaction;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.netty.channel.ConnectTimeoutException;
