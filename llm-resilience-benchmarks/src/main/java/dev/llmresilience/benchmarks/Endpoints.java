@@ -62,6 +62,22 @@ final class Endpoints implements AutoCloseable {
 	 * @return the settings
 	 */
 	static EndpointSettings settings(String name, String baseUrl, double scale, int maxConcurrentCalls) {
+		return settings(name, baseUrl, scale, maxConcurrentCalls, true);
+	}
+
+	/**
+	 * The {@link #settings(String, String, double, int) built-in defaults}, but for
+	 * {@code upstream-streaming}.
+	 * @param name the endpoint's name
+	 * @param baseUrl its base URL
+	 * @param scale 1 for the defaults
+	 * @param maxConcurrentCalls the bulkhead (default 50)
+	 * @param upstreamStreaming whether {@code chat} goes upstream as a stream (default true); false
+	 * sends it as one JSON request answered by one JSON completion
+	 * @return the settings
+	 */
+	static EndpointSettings settings(String name, String baseUrl, double scale, int maxConcurrentCalls,
+			boolean upstreamStreaming) {
 		return new EndpointSettings(name, URI.create(baseUrl), ApiKey.of("sk-bench"), name + "-model",
 				OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null, scaled(Duration.ofSeconds(60), scale),
 				scaled(Duration.ofSeconds(5), scale), scaled(FIRST_TOKEN_TIMEOUT, scale),
@@ -70,7 +86,7 @@ final class Endpoints implements AutoCloseable {
 						scaled(Duration.ofSeconds(60), scale), 100f, EndpointSettings.Probe.SYNTHETIC),
 				new EndpointSettings.RetrySettings(3, scaled(Duration.ofMillis(500), scale), 2.0,
 						scaled(Duration.ofSeconds(8), scale), 0.25, scaled(Duration.ofSeconds(10), scale)),
-				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO), true);
+				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO), upstreamStreaming);
 	}
 
 	/** The settings the gateway's endpoints run with, as the run's log should show them. */

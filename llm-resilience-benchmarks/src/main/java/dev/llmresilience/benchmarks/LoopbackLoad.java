@@ -1,11 +1,13 @@
 package dev.llmresilience.benchmarks;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
@@ -15,14 +17,26 @@ import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.DefaultLlmGateway;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import com.sun.management.OperatingSystemMXBean;
 import reactor.netty.resources.ConnectionProvider;
 
 /**
  * Raw {@link RawClient WebClient} against {@code LlmGateway.chat} (the real OpenAI-compatible
  * client from {@code OpenAiClientFactory}), both calling the same loopback {@link StubProvider}
  * that answers a canned completion at once. Closed loop: at concurrency N, N callers each send
- * their next call when the previous one is answered. The sides run in alternating rounds
- * (A B, B A, ...) in one JVM after a warm-up, so drift in the machine's load hits them alike.
+ * their next call when the previous one is answered. The sides run in rotating rounds
+ * (A B C D E, E D C B A, B C D E A, ...) in one JVM after a warm-up, so drift in the machine's load hits
+ * them alike.
+ *
+ * <p>Two pairs do the same wire work: {@code raw} (one JSON request, one JSON completion) with
+ * {@code gateway-json} (an endpoint with {@code upstream-streaming: false}), and {@code raw-sse}
+ * (the same request with {@code "stream": true}, its server-sent events read to the end of the
+ * body) with {@code gateway} (the built-in defaults, so {@code chat} goes upstream as a stream and
+ * is assembled). {@code raw-sse-done} reads the events only up to {@code [DONE]}, as the gateway's
+ * reader does, which closes the connection (see {@link RawClient#stream(boolean)}); the
+ * {@code new conns} column counts the connections the stub accepted in each round. Each side is
+ * summed up against {@code raw}, then each gateway side against its raw counterparts. Every round also reads the process's CPU time per call (client, server and
+ * load generator together), which the machine's load moves far less than calls/s.
  *
  * <p>System properties: {@code rounds} (per concurrency, default 8), {@code roundMillis} (per side
  * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 15000: after 4 s,
@@ -55,12 +69,25 @@ public final class LoopbackLoad {
 			LlmEndpoint endpoint = endpoints.http(Endpoints.settings("primary", provider.baseUrl(), 1.0, 64));
 			DefaultLlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
 					Endpoints.DEFAULT_DEADLINE, endpoint);
+			// The same, but chat sent upstream as one JSON request: the raw side's wire work
+			LlmEndpoint plain = endpoints.http(Endpoints.settings("plain", provider.baseUrl(), 1.0, 64, false));
+			DefaultLlmGateway plainGateway = Endpoints.gateway(Map.of("default", List.of("plain")),
+					Endpoints.DEFAULT_DEADLINE, plain);
+			System.out.println("gateway:      " + Endpoints.describe(endpoint.settings()));
+			System.out.println("gateway-json: " + Endpoints.describe(plain.settings()));
 			List<Side> sides = new ArrayList<>();
-			sides.add(new Side("raw", () -> raw.chat().map((content) -> !content.isEmpty())));
-			sides.add(new Side("gateway", () -> gateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY)));
+			LongSupplier connections = provider::connections;
+			sides.add(new Side("raw", connections, () -> raw.chat().map((content) -> !content.isEmpty())));
+			sides.add(new Side("gateway", connections,
+					() -> gateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY)));
+			sides.add(new Side("gateway-json", connections,
+					() -> plainGateway.chat(REQUEST).map((response) -> response.tier() == Tier.PRIMARY)));
+			sides.add(new Side("raw-sse", connections, () -> raw.stream(false).map((content) -> !content.isEmpty())));
+			sides.add(new Side("raw-sse-done", connections,
+					() -> raw.stream(true).map((content) -> !content.isEmpty())));
 			if (attribution) {
 				// The raw call behind one Reactor timer, as the attempt's watchdog sets one, and nothing else
-				sides.add(new Side("raw+1tmo", () -> raw.chat()
+				sides.add(new Side("raw+1tmo", connections, () -> raw.chat()
 					.timeout(endpoint.settings().timeout())
 					.map((content) -> !content.isEmpty())));
 			}
@@ -79,11 +106,11 @@ public final class LoopbackLoad {
 
 	/**
 	 * Rounds in which every side runs once, the order rotated each round, then each side against
-	 * the first (raw).
+	 * the first (raw), then each gateway side against the raw side with its wire work.
 	 */
 	private static void measure(List<Side> sides, int concurrency, int rounds, Duration length) {
 		System.out.printf(Locale.ROOT, "%n-- concurrency %d (load avg %s)%n", concurrency, Machine.loadAverage());
-		System.out.println("round order   side       calls  errors     calls/s   p50 us   p99 us");
+		System.out.println("round order   side           calls  errors     calls/s   p50 us   p99 us  CPU us/call  new conns");
 		int count = sides.size();
 		List<List<Run>> runs = new ArrayList<>();
 		sides.forEach((side) -> runs.add(new ArrayList<>()));
@@ -104,32 +131,54 @@ public final class LoopbackLoad {
 		long[] rawAll = pooled(raws);
 		long rawP50 = LatencyRecorder.percentile(rawAll, 50);
 		long rawP99 = LatencyRecorder.percentile(rawAll, 99);
-		System.out.printf(Locale.ROOT, "summary c=%d: raw: %.0f calls/s (median of rounds), p50 %.1f us, p99 %.1f us (pooled), errors %d%n",
+		System.out.printf(Locale.ROOT, "summary c=%d: raw: %.0f calls/s (median of rounds), p50 %.1f us, p99 %.1f us (pooled), errors %d; CPU %.1f us/call (median of rounds)%n",
 				concurrency, median(raws.stream().mapToDouble(Run::throughput).toArray()), rawP50 / 1000.0,
-				rawP99 / 1000.0, raws.stream().mapToLong(Run::errors).sum());
+				rawP99 / 1000.0, raws.stream().mapToLong(Run::errors).sum(), cpuPerCall(raws));
 		for (int k = 1; k < count; k++) {
-			List<Run> others = runs.get(k);
-			long[] all = pooled(others);
-			double[] ratios = new double[rounds];
-			double[] addedP50 = new double[rounds];
-			for (int i = 0; i < rounds; i++) {
-				ratios[i] = others.get(i).throughput() / raws.get(i).throughput();
-				addedP50[i] = (others.get(i).percentile(50) - raws.get(i).percentile(50)) / 1000.0;
-			}
-			long p50 = LatencyRecorder.percentile(all, 50);
-			long p99 = LatencyRecorder.percentile(all, 99);
-			System.out.printf(Locale.ROOT,
-					"summary c=%d: %s: %.0f calls/s, p50 %.1f us, p99 %.1f us, errors %d; throughput ratio to raw median %.3f (min %.3f, max %.3f); added p50 %.1f us (pooled), %.1f us (median of rounds); added p99 %.1f us (pooled)%n",
-					concurrency, sides.get(k).name, median(others.stream().mapToDouble(Run::throughput).toArray()),
-					p50 / 1000.0, p99 / 1000.0, others.stream().mapToLong(Run::errors).sum(), median(ratios), min(ratios),
-					max(ratios), (p50 - rawP50) / 1000.0, median(addedP50), (p99 - rawP99) / 1000.0);
+			compare(concurrency, "summary", sides.get(k).name, runs.get(k), raws);
 		}
+		// Like for like: each gateway side against the raw side that does its wire work
+		compare(concurrency, "like-for-like", "gateway-json", runs.get(2), raws);
+		compare(concurrency, "like-for-like", "gateway", runs.get(1), runs.get(3));
+		compare(concurrency, "like-for-like", "gateway", runs.get(1), runs.get(4));
+	}
+
+	/** One side against another: throughput ratio within each round, added p50 and p99, CPU per call. */
+	private static void compare(int concurrency, String label, String name, List<Run> others, List<Run> raws) {
+		int rounds = raws.size();
+		long[] rawAll = pooled(raws);
+		long rawP50 = LatencyRecorder.percentile(rawAll, 50);
+		long rawP99 = LatencyRecorder.percentile(rawAll, 99);
+		String against = raws.get(0).side();
+		long[] all = pooled(others);
+		double[] ratios = new double[rounds];
+		double[] addedP50 = new double[rounds];
+		for (int i = 0; i < rounds; i++) {
+			ratios[i] = others.get(i).throughput() / raws.get(i).throughput();
+			addedP50[i] = (others.get(i).percentile(50) - raws.get(i).percentile(50)) / 1000.0;
+		}
+		long p50 = LatencyRecorder.percentile(all, 50);
+		long p99 = LatencyRecorder.percentile(all, 99);
+		System.out.printf(Locale.ROOT,
+				"%s c=%d: %s: %.0f calls/s, p50 %.1f us, p99 %.1f us, errors %d; throughput ratio to %s median %.3f (min %.3f, max %.3f); added p50 %.1f us (pooled), %.1f us (median of rounds); added p99 %.1f us (pooled); CPU %.1f us/call against %.1f (medians of rounds)%n",
+				label, concurrency, name, median(others.stream().mapToDouble(Run::throughput).toArray()),
+				p50 / 1000.0, p99 / 1000.0, others.stream().mapToLong(Run::errors).sum(), against, median(ratios),
+				min(ratios), max(ratios), (p50 - rawP50) / 1000.0, median(addedP50), (p99 - rawP99) / 1000.0,
+				cpuPerCall(others), cpuPerCall(raws));
 	}
 
 	private static void print(int round, String order, Run run) {
-		System.out.printf(Locale.ROOT, "%5d %-7s %-8s %7d %7d %11.0f %8.1f %8.1f%n", round, order, run.side(),
-				run.latencies().length, run.errors(), run.throughput(), run.percentile(50) / 1000.0,
-				run.percentile(99) / 1000.0);
+		System.out.printf(Locale.ROOT, "%5d %-7s %-12s %7d %7d %11.0f %8.1f %8.1f %12.1f %10d%n", round, order,
+				run.side(), run.latencies().length, run.errors(), run.throughput(), run.percentile(50) / 1000.0,
+				run.percentile(99) / 1000.0, run.cpuPerCall() / 1000.0, run.connections());
+	}
+
+	private static double cpuPerCall(List<Run> runs) {
+		return median(runs.stream().mapToDouble(Run::cpuPerCall).toArray()) / 1000.0;
+	}
+
+	private static long cpuTime() {
+		return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
 	}
 
 	private static long[] pooled(List<Run> runs) {
@@ -158,16 +207,21 @@ public final class LoopbackLoad {
 
 		private final Supplier<Mono<Boolean>> call;
 
+		private final LongSupplier connections;
+
 		private final LatencyRecorder recorder = new LatencyRecorder(4_000_000);
 
-		Side(String name, Supplier<Mono<Boolean>> call) {
+		Side(String name, LongSupplier connections, Supplier<Mono<Boolean>> call) {
 			this.name = name;
+			this.connections = connections;
 			this.call = call;
 		}
 
 		Run run(int concurrency, Duration length) {
 			this.recorder.reset();
 			AtomicLong errors = new AtomicLong();
+			long connectionsBefore = this.connections.getAsLong();
+			long cpuBefore = cpuTime();
 			long start = System.nanoTime();
 			long end = start + length.toNanos();
 			Flux.range(0, concurrency)
@@ -189,12 +243,18 @@ public final class LoopbackLoad {
 				}).repeat(() -> System.nanoTime() < end), concurrency)
 				.blockLast();
 			long elapsed = System.nanoTime() - start;
-			return new Run(this.name, this.recorder.sorted(), errors.get(), elapsed);
+			return new Run(this.name, this.recorder.sorted(), errors.get(), elapsed, cpuTime() - cpuBefore,
+					this.connections.getAsLong() - connectionsBefore);
 		}
 
 	}
 
-	private record Run(String side, long[] latencies, long errors, long elapsedNanos) {
+	/** One side's round: its latencies, errors, time, CPU time of the whole process, connections opened. */
+	private record Run(String side, long[] latencies, long errors, long elapsedNanos, long cpuNanos, long connections) {
+
+		double cpuPerCall() {
+			return (double) this.cpuNanos / Math.max(1, this.latencies.length + this.errors);
+		}
 
 		double throughput() {
 			return (this.latencies.length + this.errors) / (this.elapsedNanos / 1e9);

@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -98,6 +99,8 @@ final class StubProvider implements AutoCloseable {
 
 	private volatile Outage outage = Outage.NONE;
 
+	private final AtomicLong connections = new AtomicLong();
+
 	/**
 	 * A provider whose slow mode sends its first token after {@code slow}.
 	 * @param name names its event-loop threads
@@ -112,7 +115,13 @@ final class StubProvider implements AutoCloseable {
 		this.mode = mode;
 		this.record = record;
 		this.loops = LoopResources.create("stub-" + name, 1, 2, true);
-		this.server = HttpServer.create().host("127.0.0.1").port(0).runOn(this.loops).handle(this::handle).bindNow();
+		this.server = HttpServer.create()
+			.host("127.0.0.1")
+			.port(0)
+			.runOn(this.loops)
+			.doOnChannelInit((observer, channel, address) -> this.connections.incrementAndGet())
+			.handle(this::handle)
+			.bindNow();
 	}
 
 	StubProvider(String name, Duration delay, FailureMode mode, boolean record) {
@@ -202,6 +211,11 @@ final class StubProvider implements AutoCloseable {
 
 	String baseUrl() {
 		return "http://127.0.0.1:" + this.server.port() + "/v1";
+	}
+
+	/** How many connections clients have opened to it so far (a pooled client opens few). */
+	long connections() {
+		return this.connections.get();
 	}
 
 	List<Arrival> arrivals() {
