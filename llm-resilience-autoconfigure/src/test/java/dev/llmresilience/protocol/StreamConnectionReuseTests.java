@@ -2,6 +2,7 @@ package dev.llmresilience.protocol;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -73,7 +74,10 @@ class StreamConnectionReuseTests {
 				assertThat(request).isNotNull();
 				connections.add(request.getConnectionIndex());
 			}
-			assertThat(connections).as("the connection each of the six calls arrived on").containsOnly(connections.get(0));
+			// one connection, or two when a call asks for one while the last is still being given back
+			// to the pool; without reading to the body's end it is six, one per call
+			assertThat(new HashSet<>(connections)).as("the connections the six calls arrived on: " + connections)
+				.hasSizeLessThanOrEqualTo(2);
 		});
 	}
 
