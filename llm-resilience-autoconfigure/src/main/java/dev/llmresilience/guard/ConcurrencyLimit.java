@@ -9,7 +9,6 @@ import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 
 /**
  * At most {@code max-concurrent-calls} gateway calls in flight at once, over all routes, on top of
@@ -51,40 +50,21 @@ public final class ConcurrencyLimit {
 	}
 
 	/**
-	 * Run a call within the limit: each subscription takes a permit, held until the call answers,
-	 * fails or is cancelled (given back before the answer travels on); when none is free, the
+	 * Run a streamed call within the limit: each subscription takes a permit, held until the stream
+	 * ends, fails or is cancelled (given back before the end travels on); when none is free, the
 	 * refusal is subscribed instead.
-	 * @param <T> the answer's type
-	 * @param call the call
-	 * @param refused what a refused call answers
-	 * @return the call, or its refusal
-	 */
-	public <T> Mono<T> admit(Mono<T> call, Supplier<Mono<T>> refused) {
-		Bulkhead bulkhead = this.bulkhead;
-		if (bulkhead == null) {
-			return call;
-		}
-		return Mono.defer(() -> {
-			Runnable release = acquire(bulkhead);
-			// given back before the answer travels on: a caller that asks again the moment it has it finds it free
-			return (release != null) ? call.doOnTerminate(release).doOnCancel(release) : refused.get();
-		});
-	}
-
-	/**
-	 * Run a streamed call within the limit, as {@link #admit(Mono, Supplier)} does.
 	 * @param <T> the chunks' type
 	 * @param call the call
 	 * @param refused what a refused call answers
 	 * @return the call, or its refusal
 	 */
 	public <T> Flux<T> admit(Flux<T> call, Supplier<Flux<T>> refused) {
-		Bulkhead bulkhead = this.bulkhead;
-		if (bulkhead == null) {
+		if (this.bulkhead == null) {
 			return call;
 		}
 		return Flux.defer(() -> {
-			Runnable release = acquire(bulkhead);
+			Runnable release = tryAcquire();
+			// given back before the end travels on: a caller that asks again the moment it has it finds it free
 			return (release != null) ? call.doOnTerminate(release).doOnCancel(release) : refused.get();
 		});
 	}
