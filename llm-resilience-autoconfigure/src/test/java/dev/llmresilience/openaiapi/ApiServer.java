@@ -1,7 +1,14 @@
 package dev.llmresilience.openaiapi;
 
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;
@@ -17,6 +24,8 @@ import org.springframework.context.annotation.Bean;
 final class ApiServer implements AutoCloseable {
 
 	private final ConfigurableApplicationContext context;
+
+	private final HttpClient http = HttpClient.newHttpClient();
 
 	private ApiServer(ConfigurableApplicationContext context) {
 		this.context = context;
@@ -44,6 +53,24 @@ final class ApiServer implements AutoCloseable {
 
 	String baseUrl() {
 		return "http://localhost:" + port() + "/v1";
+	}
+
+	/**
+	 * Post a body to {@code /chat/completions} as it is, as a client with a key would.
+	 * @param clientKey the client's key
+	 * @param body the body
+	 * @param headers more headers
+	 * @return the response
+	 */
+	HttpResponse<String> postChat(String clientKey, String body, Map<String, String> headers)
+			throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + "/chat/completions"))
+			.timeout(Duration.ofSeconds(20))
+			.header("Authorization", "Bearer " + clientKey)
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body));
+		headers.forEach(request::header);
+		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
 	ConfigurableApplicationContext context() {

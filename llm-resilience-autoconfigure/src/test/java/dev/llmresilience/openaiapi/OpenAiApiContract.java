@@ -383,13 +383,7 @@ abstract class OpenAiApiContract {
 	}
 
 	private HttpResponse<String> post(String body, Map<String, String> headers) throws Exception {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.server.baseUrl() + "/chat/completions"))
-			.timeout(Duration.ofSeconds(20))
-			.header("Authorization", "Bearer " + CLIENT_KEY)
-			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(body));
-		headers.forEach(request::header);
-		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		return this.server.postChat(CLIENT_KEY, body, headers);
 	}
 
 	// What the provider received, less what a chat sent as a stream adds (stream, stream_options).

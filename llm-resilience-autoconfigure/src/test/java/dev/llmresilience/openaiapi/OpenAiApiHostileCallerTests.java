@@ -1,10 +1,6 @@
 package dev.llmresilience.openaiapi;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +33,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenAiApiHostileCallerTests {
 
-	private static final String CLIENT_KEY = "client-key-0123456789abcdef";
+	private static final String CLIENT_KEY = OpenAiApiContract.CLIENT_KEY;
 
 	private static final JsonMapper mapper = JsonMapper.builder().build();
-
-	private final HttpClient http = HttpClient.newHttpClient();
 
 	private FakeUpstream upstreams;
 
@@ -136,13 +130,7 @@ class OpenAiApiHostileCallerTests {
 	}
 
 	private HttpResponse<String> post(String body, Map<String, String> headers) throws Exception {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(this.server.baseUrl() + "/chat/completions"))
-			.timeout(Duration.ofSeconds(20))
-			.header("Authorization", "Bearer " + CLIENT_KEY)
-			.header("Content-Type", "application/json")
-			.POST(HttpRequest.BodyPublishers.ofString(body));
-		headers.forEach(request::header);
-		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+		return this.server.postChat(CLIENT_KEY, body, headers);
 	}
 
 }
