@@ -1,0 +1,252 @@
+package dev.llmresilience.shared;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.llmresilience.chat.DeferredResult;
+import dev.llmresilience.deferred.DeferredQueue;
+import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.LlmGateway;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.ApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A replica that defers a request and is killed with SIGKILL at a random point of the request's
+ * life loses nothing, and nothing ends twice: right after it printed the ticket, while its
+ * background attempt waits on the provider, or once the provider has written the answer (at once
+ * or a few milliseconds later, before or after the end reaches Redis). Each run kills a fresh
+ * child JVM; the survivor, in this JVM, must then answer the ticket COMPLETED, and the fleet must
+ * have published exactly one completion event for it (the survivor's, or the child's when the
+ * child's end was recorded before it died).
+ *
+ * <p>{@code -Dllm.kill.runs} sets the number of runs (50), {@code -Dllm.kill.seed} replays the
+ * kill points of a failed run (each run prints its seed). A child is started, and warms its JVM,
+ * while the run before it is being taken over, so that 50 runs take about three minutes.
+ */
+class FleetKillTests {
+
+	private static final String PREFIX = "llm:kill:";
+
+	private static final int RUNS = Integer.getInteger("llm.kill.runs", 50);
+
+	private static final long SEED = Long.getLong("llm.kill.seed", System.nanoTime());
+
+	private RedisServerSupport redis;
+
+	private KillPointProvider provider;
+
+	private final List<ChildReplica> children = new ArrayList<>();
+
+	enum KillPoint {
+
+		/** As soon as the ticket is printed. */
+		AFTER_TICKET,
+
+		/** While the background attempt is held by the provider. */
+		MID_ATTEMPT,
+
+		/** Once the provider has written the answer, before the end is recorded (or just after). */
+		AFTER_ANSWER
+
+	}
+
+	/**
+	 * One run, as the user sees it at its end.
+	 * @param events the completion events published for the ticket, in the child and the survivor
+	 * @param note what went wrong before the end was awaited, if anything
+	 */
+	record Outcome(int run, KillPoint point, long delayMillis, @Nullable String ticket, int exit,
+			DeferredResult.@Nullable State state, @Nullable String content, List<String> events, int survivorAnswers,
+			@Nullable String note) {
+
+		@Nullable String problem() {
+			if (this.note != null) {
+				return this.note;
+			}
+			if (this.state == null) {
+				return "lost: the survivor does not know the ticket";
+			}
+			if (this.state != DeferredResult.State.COMPLETED) {
+				return "not completed: " + this.state;
+			}
+			if (this.events.size() != 1) {
+				return this.events.size() + " completion events " + this.events + " for the answer stored, '"
+						+ this.content + "'";
+			}
+			if (!this.events.get(0).equals(this.content)) {
+				return "the event's answer '" + this.events.get(0) + "' is not the one stored, '" + this.content + "'";
+			}
+			return null;
+		}
+
+		Outcome withEvents(List<String> events) {
+			return new Outcome(this.run, this.point, this.delayMillis, this.ticket, this.exit, this.state, this.content,
+					events, this.survivorAnswers, this.note);
+		}
+
+		@Override
+		public String toString() {
+			String problem = problem();
+			return "run " + this.run + " " + this.point + ((this.delayMillis > 0) ? " +" + this.delayMillis + " ms" : "")
+					+ ": exit " + this.exit + ", " + this.state + " '" + this.content + "', " + this.events.size()
+					+ " event(s), survivor answered " + this.survivorAnswers + ((problem != null) ? ": FAILED, " + problem : "");
+		}
+
+	}
+
+	@BeforeEach
+	void start() {
+		this.redis = RedisServerSupport.start();
+		this.provider = new KillPointProvider();
+	}
+
+	@AfterEach
+	void stop() throws InterruptedException {
+		for (ChildReplica child : this.children) {
+			child.kill();
+		}
+		this.provider.close();
+		this.redis.close();
+	}
+
+	@Test
+	void requestsOfReplicasKilledAtRandomPointsEndOnceOnTheSurvivor() {
+		System.out.println("FleetKillTests: " + RUNS + " runs, seed " + SEED + " (replay: -Dllm.kill.seed=" + SEED + ")");
+		Random random = new Random(SEED);
+		Replicas.run(List.of(Replicas.replica(this.redis, "survivor", "llm.shared-state.key-prefix=" + PREFIX,
+				"llm.shared-state.replica-timeout=1500ms", "llm.endpoints.primary.base-url=" + this.provider.baseUrl("survivor"),
+				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
+				"llm.gateway.deferral.delay=200ms", "llm.gateway.deferral.max-attempts=5")
+			.withBean(FleetEvents.class)), (replicas) -> {
+				ApplicationContext survivor = replicas.get(0);
+				long started = System.nanoTime();
+				List<Outcome> outcomes = new ArrayList<>();
+				ChildReplica next = child();
+				for (int run = 0; run < RUNS; run++) {
+					ChildReplica child = next;
+					// the next child warms up while this run is taken over
+					next = (run + 1 < RUNS) ? child() : null;
+					KillPoint point = KillPoint.values()[random.nextInt(KillPoint.values().length)];
+					long delay = (point == KillPoint.AFTER_ANSWER && random.nextBoolean()) ? 1 + random.nextInt(20) : 0;
+					Outcome outcome = run(survivor, child, run, point, delay);
+					outcomes.add(outcome);
+					System.out.println("FleetKillTests: " + outcome);
+				}
+				// a second end would come within a heartbeat or two: give it the time
+				int events = survivor.getBean(FleetEvents.class).completed.size();
+				await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+					.until(() -> survivor.getBean(FleetEvents.class).completed.size() == events);
+				List<Outcome> recounted = outcomes.stream().map((outcome) -> recount(survivor, outcome)).toList();
+				List<Outcome> failed = recounted.stream().filter((outcome) -> outcome.problem() != null).toList();
+				System.out.println("FleetKillTests: " + (RUNS - failed.size()) + " of " + RUNS + " runs ended once, in "
+						+ Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s; seed " + SEED);
+				assertThat(failed).as("runs whose request did not end exactly once (replay: -Dllm.kill.seed=" + SEED
+						+ " -Dllm.kill.runs=" + RUNS + ")").isEmpty();
+				await().atMost(Duration.ofSeconds(10))
+					.untilAsserted(() -> assertThat(survivor.getBean(DeferredQueue.class).pending()).isZero());
+				assertThat(survivor.getBean(FleetEvents.class).failed).isEmpty();
+			});
+	}
+
+	private ChildReplica child() {
+		ChildReplica child = ChildReplica.start(this.redis.port(), this.provider.baseUrl("warm"),
+				this.provider.baseUrl("child"), PREFIX);
+		this.children.add(child);
+		return child;
+	}
+
+	private Outcome run(ApplicationContext survivor, ChildReplica child, int run, KillPoint point, long delay)
+			throws InterruptedException {
+		String prompt = "run-" + run;
+		KillPointProvider.Run calls = this.provider.expect(prompt, point == KillPoint.AFTER_ANSWER);
+		child.await("READY", 120);
+		child.go("child-" + run, prompt);
+		String line = child.await("TICKET ", 60);
+		String problem = null;
+		if (point == KillPoint.MID_ATTEMPT && !calls.awaitChildAttempting(30)) {
+			problem = "the child made no background attempt";
+		}
+		if (point == KillPoint.AFTER_ANSWER) {
+			if (!calls.awaitChildAnswered(30)) {
+				problem = "the child made no background attempt";
+			}
+			else if (delay > 0) {
+				// the kill point itself: a few milliseconds into the end's way to Redis
+				Thread.sleep(delay);
+			}
+		}
+		int exit = child.kill();
+		calls.release();
+		this.children.remove(child);
+		if (!line.startsWith("TICKET DEFERRED dfr_")) {
+			return new Outcome(run, point, delay, null, exit, null, null, List.of(), calls.survivorAnswers(),
+					"answered " + line);
+		}
+		String ticket = line.substring("TICKET DEFERRED ".length());
+		this.childEvents.put(ticket, child.completed(ticket));
+		DeferredResult result = awaitEnd(survivor, ticket);
+		Outcome outcome = new Outcome(run, point, delay, ticket, exit, (result != null) ? result.state() : null,
+				(result != null && result.response() != null) ? result.response().content() : null, List.of(),
+				calls.survivorAnswers(), problem);
+		if (outcome.state() == DeferredResult.State.COMPLETED) {
+			// the survivor's event follows its end's reply from Redis
+			await().atMost(Duration.ofSeconds(5)).until(() -> !recount(survivor, outcome).events().isEmpty());
+		}
+		return recount(survivor, outcome);
+	}
+
+	/**
+	 * The request's state on the survivor once it ended, or as it stands when it is lost: unknown
+	 * for 3 s after the kill (an entry in Redis is known at once), or still pending after 30 s.
+	 */
+	private static @Nullable DeferredResult awaitEnd(ApplicationContext survivor, String ticket)
+			throws InterruptedException {
+		LlmGateway gateway = survivor.getBean(LlmGateway.class);
+		long unknownSince = System.nanoTime();
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		DeferredResult result = null;
+		while (System.nanoTime() < deadline) {
+			result = gateway.deferred(ticket).block(Duration.ofSeconds(5));
+			if (result != null && result.state() != DeferredResult.State.PENDING) {
+				return result;
+			}
+			if (result == null && System.nanoTime() - unknownSince > Duration.ofSeconds(3).toNanos()) {
+				return null;
+			}
+			if (result != null) {
+				unknownSince = System.nanoTime();
+			}
+			Thread.sleep(50);
+		}
+		return result;
+	}
+
+	/** The completion events each killed child published before it died, by ticket. */
+	private final Map<String, List<String>> childEvents = new ConcurrentHashMap<>();
+
+	private Outcome recount(ApplicationContext survivor, Outcome outcome) {
+		if (outcome.ticket() == null) {
+			return outcome;
+		}
+		List<String> events = new ArrayList<>(this.childEvents.getOrDefault(outcome.ticket(), List.of()));
+		survivor.getBean(FleetEvents.class)
+			.completed
+			.stream()
+			.filter((event) -> event.getTicket().equals(outcome.ticket()))
+			.map(DeferredRequestCompletedEvent::getResponse)
+			.forEach((response) -> events.add(response.content()));
+		return outcome.withEvents(events);
+	}
+
+}
