@@ -119,6 +119,7 @@ final class ChildReplica {
 	 * @return its exit value (137 after a SIGKILL)
 	 */
 	int kill() throws InterruptedException {
+		System.out.println("CPU " + this.process.info().totalCpuDuration().map(java.time.Duration::toMillis).orElse(-1L));
 		this.process.destroyForcibly();
 		if (!this.process.waitFor(30, TimeUnit.SECONDS)) {
 			throw new AssertionError("The child replica survived SIGKILL for 30 s");

@@ -125,7 +125,7 @@ class FleetKillTests {
 		System.out.println("FleetKillTests: " + RUNS + " runs, seed " + SEED + " (replay: -Dllm.kill.seed=" + SEED + ")");
 		Random random = new Random(SEED);
 		Replicas.run(List.of(Replicas.replica(this.redis, "survivor", "llm.shared-state.key-prefix=" + PREFIX,
-				"llm.shared-state.replica-timeout=1500ms", "llm.endpoints.primary.base-url=" + this.provider.baseUrl("survivor"),
+				"llm.shared-state.replica-timeout=1s", "llm.endpoints.primary.base-url=" + this.provider.baseUrl("survivor"),
 				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
 				"llm.gateway.deferral.delay=200ms", "llm.gateway.deferral.max-attempts=5")
 			.withBean(FleetEvents.class)), (replicas) -> {
@@ -170,9 +170,13 @@ class FleetKillTests {
 			throws InterruptedException {
 		String prompt = "run-" + run;
 		KillPointProvider.Run calls = this.provider.expect(prompt, point == KillPoint.AFTER_ANSWER);
+		long waited = System.nanoTime();
 		child.await("READY", 120);
+		long ready = System.nanoTime();
 		child.go("child-" + run, prompt);
+		System.out.println(child.await("TIMING", 60));
 		String line = child.await("TICKET ", 60);
+		long ticketed = System.nanoTime();
 		String problem = null;
 		if (point == KillPoint.MID_ATTEMPT && !calls.awaitChildAttempting(30)) {
 			problem = "the child made no background attempt";
@@ -187,6 +191,7 @@ class FleetKillTests {
 			}
 		}
 		int exit = child.kill();
+		long killed = System.nanoTime();
 		calls.release();
 		this.children.remove(child);
 		if (!line.startsWith("TICKET DEFERRED dfr_")) {
@@ -203,7 +208,14 @@ class FleetKillTests {
 			// the survivor's event follows its end's reply from Redis
 			await().atMost(Duration.ofSeconds(5)).until(() -> !recount(survivor, outcome).events().isEmpty());
 		}
+		System.out.println("FleetKillTests: run " + run + " waited " + millis(waited, ready) + " ms for its child, "
+				+ millis(ready, ticketed) + " ms for the ticket, " + millis(ticketed, killed) + " ms to the kill, "
+				+ millis(killed, System.nanoTime()) + " ms to the end");
 		return recount(survivor, outcome);
+	}
+
+	private static long millis(long from, long to) {
+		return Duration.ofNanos(to - from).toMillis();
 	}
 
 	/**

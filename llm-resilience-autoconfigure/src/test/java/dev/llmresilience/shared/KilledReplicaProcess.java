@@ -39,21 +39,27 @@ public final class KilledReplicaProcess {
 	public static void main(String[] args) throws Exception {
 		String[] common = { "llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
 				"llm.gateway.deferral.delay=200ms", "llm.gateway.deferral.max-attempts=5" };
+		// a fleet of its own under another prefix: Lettuce's and the store's classes are loaded and
+		// compiled before the run, and the test's fleet does not see this replica until it goes
 		try (ConfigurableApplicationContext warm = context(common, "llm.endpoints.primary.base-url=" + args[1],
-				"llm.shared-state.type=local")) {
+				"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + args[0], "llm.shared-state.type=redis",
+				"llm.shared-state.key-prefix=" + args[3] + "warm:" + ProcessHandle.current().pid() + ":",
+				"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=1s")) {
 			warm.getBean(LlmGateway.class).chat(ChatRequest.builder().user("warm").build()).block();
 		}
 		System.out.println("READY");
 		System.out.flush();
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 		String[] go = in.readLine().split(" ");
+		long t0 = System.nanoTime();
 		ConfigurableApplicationContext context = context(common, "llm.endpoints.primary.base-url=" + args[2],
 				"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + args[0], "llm.shared-state.type=redis",
 				"llm.shared-state.key-prefix=" + args[3], "llm.shared-state.replica-name=" + go[1],
-				"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=1500ms");
+				"llm.shared-state.heartbeat=100ms", "llm.shared-state.replica-timeout=1s");
 		ChatResponse answer = context.getBean(LlmGateway.class)
 			.chat(ChatRequest.builder().user(go[2]).deferrable(true).build())
 			.block();
+		System.out.println("TIMING " + (System.nanoTime() - t0) / 1000000);
 		System.out.println("TICKET " + answer.tier() + " " + answer.ticket());
 		System.out.flush();
 		new CountDownLatch(1).await();
