@@ -11,10 +11,10 @@ import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ApplicationContext;
 
@@ -32,7 +32,8 @@ import static org.awaitility.Awaitility.await;
  *
  * <p>{@code -Dllm.kill.runs} sets the number of runs (50), {@code -Dllm.kill.seed} replays the
  * kill points of a failed run (each run prints its seed). A child is started, and warms its JVM,
- * while the run before it is being taken over, so that 50 runs take about three minutes.
+ * while the run before it is being taken over, and the classes children load are archived
+ * once (CDS) and mapped by every child: see docs/reliability.md for the times measured.
  */
 class FleetKillTests {
 
@@ -47,6 +48,11 @@ class FleetKillTests {
 	private KillPointProvider provider;
 
 	private final List<ChildReplica> children = new ArrayList<>();
+
+	private ChildReplica.JavaCommand java;
+
+	/** The completion events each killed child published before it died, by ticket. */
+	private final Map<String, List<String>> childEvents = new ConcurrentHashMap<>();
 
 	enum KillPoint {
 
@@ -73,6 +79,9 @@ class FleetKillTests {
 		@Nullable String problem() {
 			if (this.note != null) {
 				return this.note;
+			}
+			if (this.exit != 137) {
+				return "the child was not killed by SIGKILL: exit " + this.exit;
 			}
 			if (this.state == null) {
 				return "lost: the survivor does not know the ticket";
@@ -131,6 +140,9 @@ class FleetKillTests {
 			.withBean(FleetEvents.class)), (replicas) -> {
 				ApplicationContext survivor = replicas.get(0);
 				long started = System.nanoTime();
+				this.java = ChildReplica.JavaCommand.prepare(this.redis.port(), this.provider.baseUrl("warm"), PREFIX);
+				System.out.println("FleetKillTests: child JVMs prepared in "
+						+ Duration.ofNanos(System.nanoTime() - started).toSeconds() + " s");
 				List<Outcome> outcomes = new ArrayList<>();
 				ChildReplica next = child();
 				for (int run = 0; run < RUNS; run++) {
@@ -160,7 +172,7 @@ class FleetKillTests {
 	}
 
 	private ChildReplica child() {
-		ChildReplica child = ChildReplica.start(this.redis.port(), this.provider.baseUrl("warm"),
+		ChildReplica child = ChildReplica.start(this.java, this.redis.port(), this.provider.baseUrl("warm"),
 				this.provider.baseUrl("child"), PREFIX);
 		this.children.add(child);
 		return child;
@@ -174,7 +186,6 @@ class FleetKillTests {
 		child.await("READY", 120);
 		long ready = System.nanoTime();
 		child.go("child-" + run, prompt);
-		System.out.println(child.await("TIMING", 60));
 		String line = child.await("TICKET ", 60);
 		long ticketed = System.nanoTime();
 		String problem = null;
@@ -243,9 +254,6 @@ class FleetKillTests {
 		}
 		return result;
 	}
-
-	/** The completion events each killed child published before it died, by ticket. */
-	private final Map<String, List<String>> childEvents = new ConcurrentHashMap<>();
 
 	private Outcome recount(ApplicationContext survivor, Outcome outcome) {
 		if (outcome.ticket() == null) {

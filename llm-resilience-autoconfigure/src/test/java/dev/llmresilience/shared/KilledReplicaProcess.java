@@ -50,8 +50,12 @@ public final class KilledReplicaProcess {
 		System.out.println("READY");
 		System.out.flush();
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-		String[] go = in.readLine().split(" ");
-		long t0 = System.nanoTime();
+		String line = in.readLine();
+		if (line == null || line.equals("EXIT")) {
+			// a normal exit: the JVM archives the classes it loaded, for the children after it
+			System.exit(0);
+		}
+		String[] go = line.split(" ");
 		ConfigurableApplicationContext context = context(common, "llm.endpoints.primary.base-url=" + args[2],
 				"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + args[0], "llm.shared-state.type=redis",
 				"llm.shared-state.key-prefix=" + args[3], "llm.shared-state.replica-name=" + go[1],
@@ -59,7 +63,6 @@ public final class KilledReplicaProcess {
 		ChatResponse answer = context.getBean(LlmGateway.class)
 			.chat(ChatRequest.builder().user(go[2]).deferrable(true).build())
 			.block();
-		System.out.println("TIMING " + (System.nanoTime() - t0) / 1000000);
 		System.out.println("TICKET " + answer.tier() + " " + answer.ticket());
 		System.out.flush();
 		new CountDownLatch(1).await();
