@@ -30,7 +30,8 @@ public class SharedStateProperties {
 
 	/**
 	 * Longest wait for one Redis command; past it Redis is taken to be unavailable and each replica
-	 * goes on with its own state. No call ever waits for Redis.
+	 * goes on with its own state. No call waits for Redis but a deferred one, whose ticket waits
+	 * (without blocking a thread) up to this long for Redis to keep its request.
 	 */
 	private Duration timeout = Duration.ofMillis(250);
 

@@ -104,6 +104,7 @@ class DegradationConfigurationTests {
 					.valueToTree(context.getBean(LlmBreakersEndpoint.class).breakers());
 				assertThat(report.get("deferred").get("pending").asInt()).isOne();
 				assertThat(report.get("deferred").get("capacity").asInt()).isEqualTo(7);
+				assertThat(report.get("deferred").get("notDurable").asInt()).as("in memory: held here only").isOne();
 				assertThat(report.get("guard").get("maxCallsPerHour").asInt()).isEqualTo(500);
 				assertThat(report.get("guard").get("callsThisHour").asInt()).isZero();
 				assertThat(report.get("guard").get("tripped").asBoolean()).isFalse();

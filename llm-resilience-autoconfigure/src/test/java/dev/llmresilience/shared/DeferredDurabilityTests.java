@@ -2,7 +2,6 @@ package dev.llmresilience.shared;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 
 import dev.llmresilience.actuate.LlmBreakersEndpoint;
 import dev.llmresilience.chat.ChatRequest;
@@ -32,7 +31,8 @@ import static org.awaitility.Awaitility.await;
  * ({@code durable: true}), and a Redis that does not answer in time leaves the request held on its
  * replica ({@code durable: false}) rather than delaying the caller; when that add did reach Redis
  * (its reply was lost to the timeout), the request still runs once, and only once Redis says where
- * it is. Redis is frozen with {@code DEBUG SLEEP}, so the commands sent meanwhile run when it wakes.
+ * it is. Redis holds writes with {@code CLIENT PAUSE ... WRITE}, so the commands sent meanwhile run
+ * when the pause ends.
  */
 class DeferredDurabilityTests {
 
@@ -60,8 +60,9 @@ class DeferredDurabilityTests {
 		this.redis.close();
 	}
 
-	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> replica() {
-		return List.of(Replicas.replica(this.redis, "a", "llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
+	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> replica(String timeout) {
+		return List.of(Replicas.replica(this.redis, "a", "llm.shared-state.timeout=" + timeout,
+				"llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
 				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
 				"llm.defaults.circuit-breaker.sliding-window-size=500",
 				"llm.defaults.circuit-breaker.minimum-number-of-calls=500", "llm.gateway.deferral.delay=1s",
@@ -71,16 +72,19 @@ class DeferredDurabilityTests {
 
 	@Test
 	void theTicketComesOnceRedisHasTheRequest() {
-		Replicas.run(replica(), (replicas) -> {
+		Replicas.run(replica("10s"), (replicas) -> {
 			ApplicationContext a = replicas.get(0);
-			// Redis asleep for 1 s, less than the command timeout (2 s): the add waits for it, and so does the ticket
-			CompletableFuture<String> frozen = freeze(1);
+			warmUp(a);
+			// Redis runs no write for 3 s, less than the command timeout (10 s): the add waits, and so does the ticket
+			long paused = System.nanoTime();
+			pauseWrites(3000);
 			ChatResponse answer = defer(a, "keep me");
+			assertThat(Duration.ofNanos(System.nanoTime() - paused)).as("answered after Redis ran the add")
+				.isGreaterThanOrEqualTo(Duration.ofSeconds(3));
 			assertThat(answer.tier()).isEqualTo(Tier.DEFERRED);
 			DeferredResult result = a.getBean(LlmGateway.class).deferred(answer.ticket()).block(Duration.ofSeconds(5));
 			assertThat(result.state()).isEqualTo(DeferredResult.State.PENDING);
 			assertThat(result.durable()).as("in Redis when the ticket was given").isTrue();
-			frozen.join();
 			assertThat(this.connection.sync().hget(RedisKeys.entry(answer.ticket()), "state")).isEqualTo("PENDING");
 			assertThat(a.getBean(LlmBreakersEndpoint.class).breakers().deferred().notDurable()).isZero();
 
@@ -92,17 +96,22 @@ class DeferredDurabilityTests {
 
 	@Test
 	void anAddRedisDoesNotAcknowledgeInTimeIsHeldThenRunsOnce() {
-		Replicas.run(replica(), (replicas) -> {
+		Replicas.run(replica("2s"), (replicas) -> {
 			ApplicationContext a = replicas.get(0);
-			// asleep for longer than the command timeout: the ticket comes without Redis's word, the add runs on waking
-			CompletableFuture<String> frozen = freeze(4);
+			warmUp(a);
+			// no write for longer than the command timeout (2 s): the ticket comes without Redis's word, and the
+			// add, queued in Redis, runs when the pause ends: its reply is lost to the replica
+			long paused = System.nanoTime();
+			pauseWrites(6000);
 			ChatResponse answer = defer(a, "lost reply");
 			assertThat(answer.tier()).isEqualTo(Tier.DEFERRED);
-			assertThat(frozen).as("answered before Redis woke").isNotDone();
 			DeferredResult held = a.getBean(LlmGateway.class).deferred(answer.ticket()).block(Duration.ofSeconds(5));
+			assertThat(Duration.ofNanos(System.nanoTime() - paused)).as("answered while Redis held the add")
+				.isLessThan(Duration.ofSeconds(6));
 			assertThat(held.state()).isEqualTo(DeferredResult.State.PENDING);
 			assertThat(held.durable()).as("Redis did not acknowledge it").isFalse();
-			frozen.join();
+			await().atMost(Duration.ofSeconds(30))
+				.until(() -> this.connection.sync().hget(RedisKeys.entry(answer.ticket()), "state") != null);
 			this.provider.heal();
 
 			await().atMost(Duration.ofSeconds(30)).until(() -> events(a).completed.size() == 1);
@@ -117,11 +126,17 @@ class DeferredDurabilityTests {
 		});
 	}
 
-	private CompletableFuture<String> freeze(int seconds) {
-		return this.connection.async()
-			.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
-					new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(seconds))
-			.toCompletableFuture();
+	/** Hold every write (and script) for a while; reads go on. In effect once Redis has answered. */
+	private void pauseWrites(long millis) {
+		this.connection.sync()
+			.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
+					new CommandArgs<>(StringCodec.UTF8).add("PAUSE").add(millis).add("WRITE"));
+	}
+
+	/** A first call, so that the deferred one is not slowed by what a first call sets up. */
+	private static void warmUp(ApplicationContext replica) {
+		assertThat(replica.getBean(LlmGateway.class).chat(ChatRequest.ofUser("warm up")).block(Duration.ofSeconds(30))
+			.tier()).isEqualTo(Tier.BUSY);
 	}
 
 	private static ChatResponse defer(ApplicationContext replica, String prompt) {

@@ -98,8 +98,10 @@ class ReadmeWalkthroughTests {
 					this.variables.put("TICKET", answer.get("ticket").asString());
 				})));
 		steps.add(new Step("TICKET=dfr_paste_the_ticket_here", null));
-		steps.add(new Step("curl -s localhost:8080/api/deferred/$TICKET",
-				json((state) -> assertThat(state.get("state").asString()).isEqualTo("PENDING"))));
+		steps.add(new Step("curl -s localhost:8080/api/deferred/$TICKET", json((state) -> {
+			assertThat(state.get("state").asString()).isEqualTo("PENDING");
+			assertThat(state.get("durable").asBoolean()).as("kept in memory only").isFalse();
+		})));
 		steps.add(mode("backup", "ok"));
 		steps.add(new Step("sleep 25", null));
 		steps.add(new Step("curl -s localhost:8080/api/deferred/$TICKET", json((state) -> {

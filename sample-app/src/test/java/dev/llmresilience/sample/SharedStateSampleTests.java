@@ -98,6 +98,32 @@ class SharedStateSampleTests {
 		assertThat(chat(a)).containsEntry("tier", "FALLBACK");
 	}
 
+	@Test
+	void aDeferredRequestIsInRedisWhenItsTicketIsGiven() {
+		int firstPort = TestSocketUtils.findAvailableTcpPort();
+		this.first = replica(firstPort);
+		int secondPort = TestSocketUtils.findAvailableTcpPort();
+		this.second = replica(secondPort);
+		WebClient a = WebClient.create("http://localhost:" + firstPort);
+		WebClient b = WebClient.create("http://localhost:" + secondPort);
+		mode(a, "error");
+		a.post().uri("/sim/backup/mode").bodyValue(Map.of("mode", "error")).retrieve().toBodilessEntity()
+			.block(Duration.ofSeconds(10));
+		Map<String, Object> answer = a.post().uri("/api/chat")
+			.bodyValue(Map.of("prompt", "Write the nightly report", "deferrable", true))
+			.retrieve()
+			.bodyToMono(JSON)
+			.block(Duration.ofSeconds(20));
+		assertThat(answer).containsEntry("tier", "DEFERRED");
+		String ticket = (String) answer.get("ticket");
+		assertThat(get(a, "/api/deferred/" + ticket)).containsEntry("state", "PENDING").containsEntry("durable", true);
+		// the other replica reads it from Redis
+		assertThat(get(b, "/api/deferred/" + ticket)).containsEntry("state", "PENDING").containsEntry("durable", true);
+		assertThat(get(a, "/actuator/llmbreakers")).extractingByKey("deferred")
+			.asInstanceOf(org.assertj.core.api.InstanceOfAssertFactories.MAP)
+			.containsEntry("notDurable", 0);
+	}
+
 	private static String replicaName(WebClient client) {
 		Map<String, Object> breakers = get(client, "/actuator/llmbreakers");
 		@SuppressWarnings("unchecked")
