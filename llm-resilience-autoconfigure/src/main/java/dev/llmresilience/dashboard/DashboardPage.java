@@ -18,10 +18,10 @@ import org.springframework.http.MediaType;
 
 /**
  * The dashboard's HTML: one page with its style and script inline (allowed by their hashes, see
- * {@link #contentSecurityPolicy()}) and nothing loaded from elsewhere, which fetches the {@code llmbreakers} actuator endpoint every {@code refresh} and
- * draws each endpoint's breaker, each route's degraded share, the recent transitions and the
- * guards. The page holds no data itself; what it shows is what the actuator endpoint shows to the
- * same browser.
+ * {@link #contentSecurityPolicy()}) and nothing loaded from elsewhere, which fetches the
+ * {@code llmbreakers} actuator endpoint every {@code refresh} and draws each endpoint's breaker,
+ * each route's degraded share, the recent transitions and the guards. The page holds no data
+ * itself; what it shows is what the actuator endpoint shows to the same browser.
  */
 public final class DashboardPage {
 
