@@ -80,13 +80,14 @@ public final class LlmAutoConfiguration {
 	}
 
 	/**
-	 * What an upstream response or transport error stands for, for every built-in protocol; an
-	 * application's own bean of it only sets the clock an HTTP-date {@code Retry-After} is read with.
+	 * What an upstream response or transport error stands for, for every built-in protocol, and every
+	 * key the application configures, redacted from every endpoint's provider text; an application's
+	 * own bean of it only sets the clock an HTTP-date {@code Retry-After} is read with.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	UpstreamFailures llmUpstreamFailures() {
-		return new UpstreamFailures(Clock.systemUTC());
+	UpstreamFailures llmUpstreamFailures(LlmProperties properties, Environment environment) {
+		return new UpstreamFailures(Clock.systemUTC(), ConfiguredSecrets.of(properties, environment));
 	}
 
 	/**

@@ -20,7 +20,7 @@ public final class ReactiveDashboardRoute {
 	 */
 	public static RouterFunction<ServerResponse> of(DashboardPage page) {
 		return RouterFunctions.route(RequestPredicates.GET(DashboardPage.PATH),
-				(request) -> ServerResponse.ok().headers(DashboardPage::addHeaders).bodyValue(page.html()));
+				(request) -> ServerResponse.ok().headers(page::addHeaders).bodyValue(page.html()));
 	}
 
 }

@@ -20,7 +20,7 @@ public final class ServletDashboardRoute {
 	 */
 	public static RouterFunction<ServerResponse> of(DashboardPage page) {
 		return RouterFunctions.route(RequestPredicates.GET(DashboardPage.PATH),
-				(request) -> ServerResponse.ok().headers(DashboardPage::addHeaders).body(page.html()));
+				(request) -> ServerResponse.ok().headers(page::addHeaders).body(page.html()));
 	}
 
 }

@@ -92,7 +92,7 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 		}
 		EndpointSettings.RetrySettings retry = this.settings.retry();
 		Duration retryAfter = this.classifier.retryAfter(error);
-		long waitMillis = (retryAfter != null) ? retryAfter.toMillis()
+		long waitMillis = (retryAfter != null && retryAfter.compareTo(Duration.ZERO) > 0) ? retryAfter.toMillis()
 				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(number) * (1 + retry.jitter())));
 		Duration bound = (this.exposure == EndpointAttempt.Exposure.STREAM && this.streaming)
 				? this.settings.firstTokenTimeout() : timeout();

@@ -158,7 +158,7 @@ public final class EndpointFactory {
 		FailureClassifier rules = this.classifier;
 		IntervalBiFunction<Object> interval = (retryNumber, result) -> {
 			Duration retryAfter = result.isLeft() ? rules.retryAfter(result.getLeft()) : null;
-			if (retryAfter != null) {
+			if (retryAfter != null && retryAfter.compareTo(Duration.ZERO) > 0) {
 				return retryAfter.toMillis();
 			}
 			double spread = settings.jitter() * (2 * this.random.getAsDouble() - 1);

@@ -87,7 +87,8 @@ public class FailureClassifier {
 
 	/**
 	 * The wait before retrying an error, when the provider set one: by default the
-	 * {@code Retry-After} its response carried. {@code null} lets the endpoint's backoff decide.
+	 * {@code Retry-After} its response carried. {@code null} lets the endpoint's backoff decide, and
+	 * so does a wait that is zero or negative: the endpoint never retries back to back.
 	 * @param error a classified error
 	 * @return the wait, or {@code null} for the endpoint's backoff
 	 */

@@ -1,5 +1,6 @@
 package dev.llmresilience.failure;
 
+import java.util.BitSet;
 import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
@@ -8,10 +9,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Removes secrets from text that came from a provider before it reaches a log or an exception:
- * the endpoint's own key and header values, and anything shaped like a key, masked or not (OpenAI's
- * 401 message repeats the first and last characters of the key it was sent). Provider text is also
- * cut to {@value #MAX_PROVIDER_TEXT} characters: a provider may send a message of megabytes, which
- * would otherwise be copied into every exception, log line and attempt that mentions it.
+ * the configured keys and header values, whole or any part of {@value #SHORTEST_PART} characters or
+ * more that starts or ends one, and anything shaped like a key, masked or not (OpenAI's 401 message
+ * repeats the first and last characters of the key it was sent). Provider text is also cut to
+ * {@value #MAX_PROVIDER_TEXT} characters: a provider may send a message of megabytes, which would
+ * otherwise be copied into every exception, log line and attempt that mentions it.
+ * <p>
+ * It runs where provider text is kept (error messages, codes and types, the model an answer names,
+ * which a stream's client asks once per change), not for each token: a few {@code indexOf} scans
+ * of at most about {@value #MAX_PROVIDER_TEXT} characters per secret.
  */
 public final class Redaction {
 
@@ -23,6 +29,12 @@ public final class Redaction {
 	// Only a token after "Bearer": the word itself is harmless, and so are the short words that
 	// follow it in providers' help texts ("Bearer auth", "Bearer YOUR_KEY").
 	private static final Pattern BEARER_TOKEN = Pattern.compile("\\b(Bearer\\s+)[A-Za-z0-9._~+/\\-]{12,}=*");
+
+	/**
+	 * The shortest start or end of a secret that is redacted on its own; a shorter one is too likely
+	 * to be a word, and too short to help a guess.
+	 */
+	public static final int SHORTEST_PART = 8;
 
 	private static final String REDACTED = "[redacted]";
 
@@ -45,20 +57,74 @@ public final class Redaction {
 	}
 
 	/**
-	 * Redact a text.
+	 * Redact a text: each secret whole, and each run of {@value #SHORTEST_PART} characters or more
+	 * that starts a secret or ends one. A run from a secret's middle is left: what a provider or a
+	 * proxy shows of a key is its start or its end (OpenAI's first and last characters, the last four
+	 * or eight that dashboards show), and looking for every inner run would take a scan per position.
 	 * @param text the text, e.g. a provider's error message
-	 * @param secrets the endpoint's key and header values
+	 * @param secrets the configured keys and header values
 	 * @return the text without secrets
 	 */
 	public static String redact(String text, Collection<String> secrets) {
-		String result = text;
+		BitSet hidden = new BitSet(text.length());
 		for (String secret : secrets) {
-			if (!secret.isEmpty()) {
-				result = result.replace(secret, REDACTED);
+			if (secret.length() < SHORTEST_PART) {
+				hideWhole(text, secret, hidden);
+			}
+			else {
+				hideStarts(text, secret, hidden);
+				hideEnds(text, secret, hidden);
 			}
 		}
+		String result = hidden.isEmpty() ? text : replaceHidden(text, hidden);
 		result = BEARER_TOKEN.matcher(result).replaceAll("$1" + REDACTED);
 		return KEY_LIKE.matcher(result).replaceAll(REDACTED);
+	}
+
+	private static void hideWhole(String text, String secret, BitSet hidden) {
+		if (secret.isEmpty()) {
+			return;
+		}
+		for (int at = text.indexOf(secret); at >= 0; at = text.indexOf(secret, at + 1)) {
+			hidden.set(at, at + secret.length());
+		}
+	}
+
+	// Each place the secret's first characters occur, widened forwards while the text goes on as the secret does
+	private static void hideStarts(String text, String secret, BitSet hidden) {
+		String start = secret.substring(0, SHORTEST_PART);
+		for (int at = text.indexOf(start); at >= 0; at = text.indexOf(start, at + 1)) {
+			int length = SHORTEST_PART;
+			while (length < secret.length() && at + length < text.length()
+					&& text.charAt(at + length) == secret.charAt(length)) {
+				length++;
+			}
+			hidden.set(at, at + length);
+		}
+	}
+
+	// Each place the secret's last characters occur, widened backwards while the text goes on as the secret does
+	private static void hideEnds(String text, String secret, BitSet hidden) {
+		String end = secret.substring(secret.length() - SHORTEST_PART);
+		for (int at = text.indexOf(end); at >= 0; at = text.indexOf(end, at + 1)) {
+			int from = at;
+			int index = secret.length() - SHORTEST_PART;
+			while (index > 0 && from > 0 && text.charAt(from - 1) == secret.charAt(index - 1)) {
+				from--;
+				index--;
+			}
+			hidden.set(from, at + SHORTEST_PART);
+		}
+	}
+
+	private static String replaceHidden(String text, BitSet hidden) {
+		StringBuilder result = new StringBuilder(text.length());
+		int shown = 0;
+		for (int from = hidden.nextSetBit(0); from >= 0; from = hidden.nextSetBit(shown)) {
+			result.append(text, shown, from).append(REDACTED);
+			shown = hidden.nextClearBit(from);
+		}
+		return result.append(text, Math.min(shown, text.length()), text.length()).toString();
 	}
 
 	/**
@@ -66,7 +132,7 @@ public final class Redaction {
 	 * cut (with room for a secret across the cut) before the patterns run, which would otherwise take
 	 * time that grows with the square of a long text without spaces.
 	 * @param text the text, or {@code null}
-	 * @param secrets the endpoint's key and header values
+	 * @param secrets the configured keys and header values
 	 * @return the text without secrets, at most {@value #MAX_PROVIDER_TEXT} characters and a note of
 	 * what was cut; {@code null} for {@code null}
 	 */
@@ -89,7 +155,7 @@ public final class Redaction {
 	 * could not read, say): the same class names and stack traces, down the chain of causes, with
 	 * every message redacted and cut.
 	 * @param error the error
-	 * @param secrets the endpoint's key and header values
+	 * @param secrets the configured keys and header values
 	 * @return the stand-in
 	 */
 	public static RedactedException sanitized(Throwable error, Collection<String> secrets) {
@@ -107,7 +173,7 @@ public final class Redaction {
 	/**
 	 * An error's class and message, redacted and cut, for an exception's message.
 	 * @param error the error
-	 * @param secrets the endpoint's key and header values
+	 * @param secrets the configured keys and header values
 	 * @return e.g. {@code PrematureCloseException (Connection prematurely closed BEFORE response)}
 	 */
 	public static String describe(Throwable error, Collection<String> secrets) {

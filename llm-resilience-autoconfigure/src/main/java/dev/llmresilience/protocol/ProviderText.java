@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What one endpoint's provider says in words, made safe to show: the message, code and type of its
- * errors, the model it names, and the errors of the transport and decoders, with the endpoint's key
- * and header values ({@link ClientSettings#secrets()}, and anything shaped like a key) redacted and
+ * errors, the model it names, and the errors of the transport and decoders, with the configured keys
+ * and header values ({@link UpstreamFailures#secretsOf}, and anything shaped like a key) redacted and
  * each text cut to {@value Redaction#MAX_PROVIDER_TEXT} characters. Every protocol's client uses one.
  */
 public final class ProviderText {
@@ -29,7 +29,7 @@ public final class ProviderText {
 	 */
 	public ProviderText(ClientSettings settings, UpstreamFailures failures) {
 		this.endpoint = settings.name();
-		this.secrets = settings.secrets();
+		this.secrets = failures.secretsOf(settings);
 		this.failures = failures;
 	}
 

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
+import java.util.stream.Stream;
 
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
@@ -24,9 +25,11 @@ import org.springframework.http.HttpHeaders;
  * the breaker then do with an outcome is the replaceable {@link FailureClassifier}'s decision, and
  * what the gateway does with it is {@link Outcome#action()}.
  * <p>
- * The auto-configuration creates one (bean {@code llmUpstreamFailures}, on the system clock) and
- * hands it to every built-in client factory; an application declares its own only to measure an
- * HTTP-date {@code Retry-After} against another clock.
+ * The auto-configuration creates one (bean {@code llmUpstreamFailures}, on the system clock, with
+ * every key and header value the application configures) and hands it to every built-in client
+ * factory; an application declares its own only to measure an HTTP-date {@code Retry-After} against
+ * another clock (and should then pass the secrets too: without them each endpoint's text is
+ * redacted of its own key and header values only).
  */
 public final class UpstreamFailures {
 
@@ -36,12 +39,43 @@ public final class UpstreamFailures {
 
 	private final Clock clock;
 
+	private final List<String> secrets;
+
 	/**
 	 * Create the mapping.
 	 * @param clock the clock that an HTTP-date {@code Retry-After} is measured against
 	 */
 	public UpstreamFailures(Clock clock) {
+		this(clock, List.of());
+	}
+
+	/**
+	 * Create the mapping.
+	 * @param clock the clock that an HTTP-date {@code Retry-After} is measured against
+	 * @param secrets what no endpoint's provider text may repeat, beside the endpoint's own key and
+	 * header values: every other key the application configures (other endpoints', the
+	 * OpenAI-compatible API's client keys)
+	 */
+	public UpstreamFailures(Clock clock, Collection<String> secrets) {
 		this.clock = clock;
+		this.secrets = secrets.stream().filter((secret) -> !secret.isBlank()).distinct().toList();
+	}
+
+	/**
+	 * What an endpoint's provider text must not repeat: its key and header values
+	 * ({@link ClientSettings#secrets()}) and the application's other secrets.
+	 * @param settings the endpoint's settings
+	 * @return the values to redact from its provider's text
+	 */
+	public List<String> secretsOf(ClientSettings settings) {
+		return with(settings.secrets());
+	}
+
+	private List<String> with(Collection<String> own) {
+		if (this.secrets.isEmpty()) {
+			return List.copyOf(own);
+		}
+		return Stream.concat(own.stream(), this.secrets.stream()).distinct().toList();
 	}
 
 	/**
@@ -109,7 +143,7 @@ public final class UpstreamFailures {
 	 * @return the classified error
 	 */
 	public Throwable classifyError(String endpoint, Throwable error) {
-		return classifyError(endpoint, error, List.of());
+		return TransportFailures.classify(endpoint, error, this.secrets);
 	}
 
 	/**
@@ -119,11 +153,11 @@ public final class UpstreamFailures {
 	 * {@link RedactedException}.
 	 * @param endpoint the endpoint's name
 	 * @param error the error
-	 * @param secrets the endpoint's key and header values
+	 * @param secrets the endpoint's key and header values (the application's other secrets are added)
 	 * @return the classified error
 	 */
 	public Throwable classifyError(String endpoint, Throwable error, Collection<String> secrets) {
-		return TransportFailures.classify(endpoint, error, secrets);
+		return TransportFailures.classify(endpoint, error, with(secrets));
 	}
 
 	/**

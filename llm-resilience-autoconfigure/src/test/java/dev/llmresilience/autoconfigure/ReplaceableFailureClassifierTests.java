@@ -1,6 +1,8 @@
 package dev.llmresilience.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
@@ -125,6 +127,30 @@ class ReplaceableFailureClassifierTests {
 		});
 	}
 
+	@Test
+	void userClassifierAskingForNoWaitGetsTheBackoffNotRetriesBackToBack() {
+		List<Long> arrivals = new CopyOnWriteArrayList<>();
+		this.provider.setDispatcher(new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				arrivals.add(System.nanoTime());
+				return new MockResponse.Builder().code(429).setHeader("Content-Type", "application/json").body("{\"error\":{\"message\":\"slow down\"}}").build();
+			}
+		});
+		this.contextRunner.withUserConfiguration(ImpatientProviderConfiguration.class)
+			.withPropertyValues("llm.defaults.retry.max-attempts=2", "llm.defaults.retry.initial-backoff=500ms",
+					"llm.defaults.retry.max-backoff=500ms", "llm.defaults.retry.jitter=0")
+			.run((context) -> {
+				// a first call loads what the first retry would otherwise wait for, which could pass for a backoff
+				call(context);
+				arrivals.clear();
+				call(context);
+				assertThat(arrivals).hasSize(2);
+				// the backoff is a least wait, so this bound holds on a loaded machine too
+				assertThat(Duration.ofNanos(arrivals.get(1) - arrivals.get(0))).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+			});
+	}
+
 	private static void call(AssertableApplicationContext context) {
 		context.getBean(LlmGateway.class).chat("hello").onErrorResume((ex) -> Mono.empty())
 			.block(Duration.ofSeconds(10));
@@ -160,6 +186,24 @@ class ReplaceableFailureClassifierTests {
 				@Override
 				public Duration retryAfter(Throwable error) {
 					return (outcomeOf(error) == Outcome.RATE_LIMITED) ? Duration.ofMinutes(1) : super.retryAfter(error);
+				}
+
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ImpatientProviderConfiguration {
+
+		/** Asks for no wait at all: the endpoint's backoff still applies. */
+		@Bean
+		FailureClassifier impatientClassifier() {
+			return new FailureClassifier() {
+
+				@Override
+				public Duration retryAfter(Throwable error) {
+					return Duration.ZERO;
 				}
 
 			};

@@ -25,6 +25,15 @@ final class DashboardApplications {
 	}
 
 	static ConfigurableApplicationContext start(WebApplicationType type, FakeUpstream upstreams, String... more) {
+		return start(type, upstreams, Map.of(), more);
+	}
+
+	/**
+	 * Start an application with further properties given as a map, for keys that a command-line
+	 * argument cannot hold (an endpoint or route name with an {@code =} in it).
+	 */
+	static ConfigurableApplicationContext start(WebApplicationType type, FakeUpstream upstreams,
+			Map<String, Object> properties, String... more) {
 		List<String> arguments = new ArrayList<>(List.of("--spring.main.web-application-type=" + type.name().toLowerCase(),
 				"--server.port=0", "--llm.endpoints.primary.base-url=" + upstreams.primary().url("/v1"),
 				"--llm.endpoints.primary.model=primary-model", "--llm.endpoints.primary.api-key=" + FakeUpstream.PRIMARY_KEY,
@@ -35,7 +44,8 @@ final class DashboardApplications {
 		Map<String, String> byKey = new LinkedHashMap<>();
 		Stream.concat(arguments.stream(), Stream.of(more))
 			.forEach((argument) -> byKey.put(argument.substring(0, argument.indexOf('=')), argument));
-		return new SpringApplicationBuilder(Application.class).run(byKey.values().toArray(String[]::new));
+		return new SpringApplicationBuilder(Application.class).properties(properties)
+			.run(byKey.values().toArray(String[]::new));
 	}
 
 	static int port(ConfigurableApplicationContext context) {

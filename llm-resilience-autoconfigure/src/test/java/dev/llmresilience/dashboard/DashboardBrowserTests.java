@@ -2,21 +2,29 @@ package dev.llmresilience.dashboard;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
+import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.FakeUpstream;
+import mockwebserver3.Dispatcher;
+import mockwebserver3.MockResponse;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static dev.llmresilience.support.Answers.completion;
 import static dev.llmresilience.support.Answers.error;
+import static dev.llmresilience.support.Answers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -34,6 +42,8 @@ class DashboardBrowserTests {
 	private static final Optional<Path> CHROMIUM = HeadlessChromium.find();
 
 	private static final String PRIMARY_STATE = "document.querySelector('tr[data-endpoint=\"primary\"] .state')?.dataset.state ?? null";
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private FakeUpstream upstreams;
 
@@ -91,6 +101,100 @@ class DashboardBrowserTests {
 				.isEqualTo("100 %");
 			assertThat(browser.evaluate("document.getElementById('error').hidden")).isEqualTo("true");
 		}
+	}
+
+	/** An endpoint name whose image would run a handler if the page parsed it as HTML. */
+	private static final String HOSTILE_ENDPOINT = "<img src=x onerror=\"window.__pwned='endpoint'\">\"'&amp;";
+
+	private static final String HOSTILE_MODEL = "</script><script>window.__pwned='model'</script>\"'<b>bold</b>";
+
+	private static final String HOSTILE_REGION = "<svg onload=\"window.__pwned='region'\"></svg>";
+
+	private static final String HOSTILE_ROUTE = "<img src=y onerror=\"window.__pwned='route'\"> '\"</td>";
+
+	private static final String HOSTILE_ERROR = "<img src=z onerror=\"window.__pwned='error'\"></script>\"'";
+
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "REACTIVE", "SERVLET" })
+	void hostileNamesModelsAndProviderErrorsShowAsTextAndRunNothing(WebApplicationType type) throws Exception {
+		try (MockWebServer hostile = new MockWebServer()) {
+			hostile.setDispatcher(new Dispatcher() {
+				@Override
+				public MockResponse dispatch(RecordedRequest request) {
+					return json(500, "{\"error\":{\"message\":" + quoted(HOSTILE_ERROR) + ",\"type\":" + quoted(HOSTILE_ERROR)
+							+ ",\"code\":" + quoted(HOSTILE_ERROR) + "}}");
+				}
+			});
+			hostile.start();
+			String endpoint = "llm.endpoints[" + HOSTILE_ENDPOINT + "].";
+			Map<String, Object> properties = Map.of(endpoint + "base-url", hostile.url("/v1").toString(),
+					endpoint + "model", HOSTILE_MODEL, endpoint + "region", HOSTILE_REGION, endpoint + "priority", "2",
+					endpoint + "api-key-required", "false", endpoint + "retry.max-attempts", "1",
+					endpoint + "circuit-breaker.sliding-window-size", "2", "llm.routes[" + HOSTILE_ROUTE + "][0]", HOSTILE_ENDPOINT,
+					"llm.routes[" + HOSTILE_ROUTE + "][1]", "backup");
+			try (ConfigurableApplicationContext app = DashboardApplications.start(type, this.upstreams, properties,
+					"--llm.dashboard.enabled=true", "--llm.dashboard.refresh=500ms");
+					HeadlessChromium browser = HeadlessChromium.open(CHROMIUM.get(),
+							"http://localhost:" + DashboardApplications.port(app) + "/llm/dashboard")) {
+				LlmGateway gateway = app.getBean(LlmGateway.class);
+				for (int i = 0; i < 2; i++) {
+					this.upstreams.backup().enqueue(completion("from the backup"));
+					assertThat(gateway.chat(ChatRequest.builder().user("hello").route(HOSTILE_ROUTE).build())
+						.block(Duration.ofSeconds(10))
+						.tier()).isEqualTo(Tier.FALLBACK);
+				}
+				String row = "[...document.querySelectorAll('#endpoints tbody tr')].find((r) => r.dataset.endpoint === "
+						+ quoted(HOSTILE_ENDPOINT) + ")";
+				awaitPage(browser, "(" + row + ")?.querySelector('.state')?.dataset.state ?? null", "OPEN");
+				assertThat(browser.evaluate(row + ".cells[0].textContent")).isEqualTo(HOSTILE_ENDPOINT);
+				assertThat(browser.evaluate(row + ".cells[1].textContent"))
+					.isEqualTo(HOSTILE_MODEL + " (" + HOSTILE_REGION + ")");
+				String route = "[...document.querySelectorAll('#routes tbody tr')].find((r) => r.dataset.route === "
+						+ quoted(HOSTILE_ROUTE) + ")";
+				assertThat(browser.evaluate(route + ".cells[0].textContent")).isEqualTo(HOSTILE_ROUTE);
+				assertThat(browser.evaluate(route + ".cells[1].textContent"))
+					.isEqualTo(HOSTILE_ENDPOINT + " \u2192 backup");
+				assertThat(browser.evaluate("[...document.querySelectorAll('#transitions li')].map((li) => li.textContent)"
+						+ ".find((text) => text.includes(': CLOSED \u2192 OPEN')) ?? null"))
+					.contains("  " + HOSTILE_ENDPOINT + ": CLOSED \u2192 OPEN");
+				assertThat(browser.evaluate("String(window.__pwned)")).as("a script or handler of the strings ran")
+					.isEqualTo("undefined");
+				assertThat(browser.evaluate("document.querySelectorAll('img, svg, b, script').length + ''"))
+					.as("elements the strings would have made (the page's own script is the one)")
+					.isEqualTo("1");
+				assertThat(browser.evaluate("document.body.innerText.includes('onerror')")).isEqualTo("true");
+				assertThat(browser.evaluate("document.getElementById('status').textContent")).isEqualTo("3 endpoints, 1 open");
+				assertThat(browser.evaluate("document.getElementById('error').hidden")).isEqualTo("true");
+			}
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "REACTIVE", "SERVLET" })
+	void browserRunsThePagesOwnScriptAndStyleButNoInjectedOne(WebApplicationType type) throws Exception {
+		try (ConfigurableApplicationContext app = DashboardApplications.start(type, this.upstreams,
+				"--llm.dashboard.enabled=true", "--llm.dashboard.refresh=500ms");
+				HeadlessChromium browser = HeadlessChromium.open(CHROMIUM.get(),
+						"http://localhost:" + DashboardApplications.port(app) + "/llm/dashboard")) {
+			awaitPage(browser, PRIMARY_STATE, "CLOSED");
+			assertThat(browser.evaluate("getComputedStyle(document.querySelector('header')).display"))
+				.as("the page's own style applies").isEqualTo("flex");
+			assertThat(browser.evaluate("(() => { const s = document.createElement('script');"
+					+ " s.textContent = 'window.__injected = \"ran\"'; document.head.appendChild(s);"
+					+ " return String(window.__injected); })()")).as("an injected inline script").isEqualTo("undefined");
+			assertThat(browser.evaluate("(() => { const s = document.createElement('style');"
+					+ " s.textContent = 'body { outline: 7px solid red }'; document.head.appendChild(s);"
+					+ " return getComputedStyle(document.body).outlineStyle; })()")).as("an injected inline style")
+				.isEqualTo("none");
+			assertThat(browser.evaluate("(() => { const d = document.createElement('div');"
+					+ " d.innerHTML = '<img src=x onerror=\"window.__handler = 1\">'; document.body.appendChild(d);"
+					+ " return new Promise((done) => setTimeout(() => done(String(window.__handler)), 500)); })()"))
+				.as("an injected event handler").isEqualTo("undefined");
+		}
+	}
+
+	private static String quoted(String text) {
+		return JSON.writeValueAsString(text);
 	}
 
 	private static void awaitPage(HeadlessChromium browser, String expression, String expected) {

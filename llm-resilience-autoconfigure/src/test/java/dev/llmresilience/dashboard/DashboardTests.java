@@ -4,6 +4,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Base64;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
@@ -54,7 +59,13 @@ class DashboardTests {
 			assertThat(page.statusCode()).isEqualTo(200);
 			assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(
 					(contentType) -> assertThat(contentType.replace(" ", "").toLowerCase()).isEqualTo("text/html;charset=utf-8"));
-			assertThat(page.headers().firstValue("Content-Security-Policy")).hasValue(DashboardPage.CONTENT_SECURITY_POLICY);
+			assertThat(page.headers().firstValue("Content-Security-Policy"))
+				.hasValue(app.getBean(DashboardPage.class).contentSecurityPolicy());
+			assertThat(page.headers().firstValue("Content-Security-Policy").orElseThrow())
+				.doesNotContain("'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", "*")
+				.startsWith("default-src 'none'; ")
+				.contains("script-src " + hashOf(page.body(), "script") + ";", "style-src " + hashOf(page.body(), "style") + ";",
+						"connect-src 'self'", "base-uri 'none'", "frame-ancestors 'self'");
 			assertThat(page.body()).contains("const SOURCE = \"../actuator/llmbreakers\";")
 				.contains("const REFRESH_MILLIS = 2000;")
 				.doesNotContain("http://", "https://", "<script src", "<link", "@import", "url(");
@@ -110,6 +121,15 @@ class DashboardTests {
 		assertThat(DashboardPage.source("/ops/", "/breakers")).isEqualTo("../ops/breakers");
 		assertThat(new DashboardPage("../x\"</script>", java.time.Duration.ofSeconds(2)).html())
 			.contains("const SOURCE = \"../x\\\"\\u003c/script>\";");
+	}
+
+	/** The CSP source of the one element's text as served, hashed here as a browser hashes it. */
+	private static String hashOf(String html, String element) throws Exception {
+		Matcher matcher = Pattern.compile("<" + element + ">(.*?)</" + element + ">", Pattern.DOTALL).matcher(html);
+		assertThat(matcher.find()).as("the page's " + element).isTrue();
+		byte[] digest = MessageDigest.getInstance("SHA-256").digest(matcher.group(1).getBytes(StandardCharsets.UTF_8));
+		assertThat(matcher.find()).as("a second " + element).isFalse();
+		return "'sha256-" + Base64.getEncoder().encodeToString(digest) + "'";
 	}
 
 	private static HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {

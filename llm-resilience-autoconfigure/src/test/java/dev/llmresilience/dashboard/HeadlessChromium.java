@@ -121,7 +121,8 @@ final class HeadlessChromium implements AutoCloseable {
 
 	/**
 	 * Evaluate a JavaScript expression in the page.
-	 * @param expression the expression; its value must be a string, a number, a boolean or null
+	 * @param expression the expression; its value (or what its promise resolves to) must be a string, a
+	 * number, a boolean or null
 	 * @return its value as text ({@code "null"} for null or undefined)
 	 */
 	String evaluate(String expression) {
@@ -129,7 +130,7 @@ final class HeadlessChromium implements AutoCloseable {
 		CompletableFuture<JsonNode> answer = new CompletableFuture<>();
 		this.pending.put(id, answer);
 		String message = JSON.writeValueAsString(Map.of("id", id, "method", "Runtime.evaluate", "params",
-				Map.of("expression", expression, "returnByValue", true)));
+				Map.of("expression", expression, "returnByValue", true, "awaitPromise", true)));
 		this.socket.sendText(message, true).join();
 		JsonNode result = answer.orTimeout(30, TimeUnit.SECONDS).join().path("result").path("result");
 		JsonNode value = result.path("value");

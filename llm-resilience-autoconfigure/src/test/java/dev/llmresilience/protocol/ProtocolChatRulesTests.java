@@ -1,7 +1,10 @@
 package dev.llmresilience.protocol;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -18,6 +21,8 @@ import dev.llmresilience.support.FakeUpstream;
 import dev.llmresilience.support.FakeUpstream.Gate;
 import dev.llmresilience.support.Wire;
 import mockwebserver3.MockResponse;
+import mockwebserver3.QueueDispatcher;
+import mockwebserver3.RecordedRequest;
 import mockwebserver3.SocketEffect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -113,6 +118,43 @@ class ProtocolChatRulesTests {
 				.containsExactly(Outcome.RATE_LIMITED, Outcome.SUCCESS);
 			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(new BreakerCalls(2, 1, 1));
 		});
+	}
+
+	static Stream<Arguments> retryAftersAskingForNoWait() {
+		String past = "Wed, 21 Oct 2015 07:28:00 GMT";
+		return Stream.of(Arguments.of(Wire.OPENAI, "Retry-After", "-5"), Arguments.of(Wire.OPENAI, "Retry-After", "NaN"),
+				Arguments.of(Wire.OPENAI, "Retry-After", "Infinity"), Arguments.of(Wire.OPENAI, "Retry-After", "1e400"),
+				Arguments.of(Wire.OPENAI, "Retry-After", past), Arguments.of(Wire.OPENAI, "retry-after-ms", "-1"),
+				Arguments.of(Wire.ANTHROPIC, "retry-after", "-5"), Arguments.of(Wire.ANTHROPIC, "retry-after", past),
+				Arguments.of(Wire.ANTHROPIC, "retry-after-ms", "NaN"), Arguments.of(Wire.AZURE_OPENAI, "retry-after-ms", "-1"),
+				Arguments.of(Wire.AZURE_OPENAI, "x-ms-retry-after-ms", "-1"),
+				Arguments.of(Wire.AZURE_OPENAI, "Retry-After", "0"));
+	}
+
+	@ParameterizedTest(name = "{0} {1}: {2}")
+	@MethodSource("retryAftersAskingForNoWait")
+	void rateLimitWhoseRetryAfterAsksForNoWaitIsRetriedAfterTheBackoff(Wire wire, String header, String value) {
+		ArrivalTimes primary = new ArrivalTimes();
+		primary.enqueue(wire.answer("warm"));
+		primary.enqueue(new MockResponse.Builder(wire.error(429)).setHeader(header, value).build());
+		primary.enqueue(wire.answer("after the backoff"));
+		start(wire).server("primary").setDispatcher(primary);
+		this.upstreams.runner()
+			.withPropertyValues("llm.defaults.retry.initial-backoff=500ms", "llm.defaults.retry.max-backoff=500ms",
+					"llm.defaults.retry.jitter=0")
+			.run((context) -> {
+				// a first call loads what the first retry would otherwise wait for, which could pass for a backoff
+				assertThat(chat(context).content()).isEqualTo("warm");
+				primary.reset();
+				ChatResponse response = chat(context);
+				assertThat(response.tier()).isEqualTo(Tier.PRIMARY);
+				assertThat(response.content()).isEqualTo("after the backoff");
+				assertThat(response.attempts()).extracting(Attempt::outcome)
+					.containsExactly(Outcome.RATE_LIMITED, Outcome.SUCCESS);
+				// The backoff is a least wait, so the lower bound holds on a loaded machine too
+				assertThat(primary.gaps()).singleElement()
+					.satisfies((gap) -> assertThat(gap).isBetween(Duration.ofMillis(500), Duration.ofSeconds(10)));
+			});
 	}
 
 	@ParameterizedTest
@@ -241,6 +283,34 @@ class ProtocolChatRulesTests {
 			assertThat(open.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.BREAKER_OPEN, Outcome.SUCCESS);
 			assertThat(this.upstreams.server("primary").getRequestCount()).isOne();
 		});
+	}
+
+	/**
+	 * Answers in the order enqueued, and notes when each request arrived: the wait between two
+	 * attempts as the provider sees it.
+	 */
+	private static final class ArrivalTimes extends QueueDispatcher {
+
+		private final List<Long> nanos = new CopyOnWriteArrayList<>();
+
+		@Override
+		public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+			this.nanos.add(System.nanoTime());
+			return super.dispatch(request);
+		}
+
+		void reset() {
+			this.nanos.clear();
+		}
+
+		List<Duration> gaps() {
+			List<Duration> gaps = new ArrayList<>();
+			for (int i = 1; i < this.nanos.size(); i++) {
+				gaps.add(Duration.ofNanos(this.nanos.get(i) - this.nanos.get(i - 1)));
+			}
+			return gaps;
+		}
+
 	}
 
 	private FakeUpstream start(Wire wire) {

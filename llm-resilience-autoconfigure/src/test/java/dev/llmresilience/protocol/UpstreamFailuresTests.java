@@ -75,8 +75,6 @@ class UpstreamFailuresTests {
 	void retryAfterAsHttpDateIsMeasuredAgainstTheClock() {
 		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "Sun, 01 Mar 2026 12:00:05 GMT")))
 			.isEqualTo(Duration.ofSeconds(5));
-		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "Sun, 01 Mar 2026 11:59:00 GMT")))
-			.isEqualTo(Duration.ZERO);
 	}
 
 	@Test
@@ -90,6 +88,47 @@ class UpstreamFailuresTests {
 	void unreadableOrMissingRetryAfterIsNone() {
 		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "soon"))).isNull();
 		assertThat(this.failures.retryAfter(new HttpHeaders())).isNull();
+	}
+
+	@ParameterizedTest(name = "{0}: {1}")
+	@CsvSource(delimiter = '|', value = { "Retry-After | 0", "Retry-After | -5", "Retry-After | -0.5",
+			"Retry-After | NaN", "Retry-After | Infinity", "Retry-After | -Infinity", "Retry-After | 1e400",
+			"Retry-After | 1e300", "Retry-After | Sun, 01 Mar 2026 11:59:00 GMT",
+			"Retry-After | Sun, 01 Mar 2026 12:00:00 GMT", "retry-after-ms | -1", "retry-after-ms | 0",
+			"retry-after-ms | NaN", "retry-after-ms | Infinity", "retry-after-ms | 1e300",
+			"x-ms-retry-after-ms | -1", "x-ms-retry-after-ms | NaN", "x-ms-retry-after-ms | Infinity" })
+	void retryAfterThatAsksForNoWaitStillToComeIsNone(String header, String value) {
+		assertThat(this.failures.retryAfter(headers(header, value))).isNull();
+		assertThat(this.classifier.retryAfter(this.failures.classifyStatus("ep", 429, headers(header, value), null)))
+			.isNull();
+	}
+
+	@ParameterizedTest(name = "{0}: {1}")
+	@CsvSource(delimiter = '|', value = { "retry-after-ms | -1", "retry-after-ms | NaN", "x-ms-retry-after-ms | 0",
+			"x-ms-retry-after-ms | Infinity" })
+	void unusableMillisecondHeaderGivesWayToRetryAfter(String header, String value) {
+		HttpHeaders headers = headers(HttpHeaders.RETRY_AFTER, "2");
+		headers.set(header, value);
+		assertThat(this.failures.retryAfter(headers)).isEqualTo(Duration.ofSeconds(2));
+	}
+
+	@Test
+	void shortestPositiveRetryAfterIsAWaitStillToCome() {
+		assertThat(this.failures.retryAfter(headers("retry-after-ms", "0.2"))).isEqualTo(Duration.ofMillis(1));
+		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "0.0005"))).isEqualTo(Duration.ofMillis(1));
+		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "Sun, 01 Mar 2026 12:00:01 GMT")))
+			.isEqualTo(Duration.ofSeconds(1));
+	}
+
+	@Test
+	void largeRetryAfterIsReadAndNotRetriedOnTheSameEndpoint() {
+		Duration max = Duration.ofSeconds(10);
+		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "86400"))).isEqualTo(Duration.ofDays(1));
+		assertThat(this.failures.retryAfter(headers(HttpHeaders.RETRY_AFTER, "Fri, 01 Mar 2030 12:00:00 GMT")))
+			.isGreaterThan(Duration.ofDays(365));
+		assertThat(this.classifier.isRetryable(rateLimited("86400"), max)).isFalse();
+		assertThat(this.classifier.isRetryable(rateLimited("1e15"), max)).isFalse();
+		assertThat(this.classifier.isRetryable(rateLimited("Fri, 01 Mar 2030 12:00:00 GMT"), max)).isFalse();
 	}
 
 	@Test

@@ -66,7 +66,7 @@ public final class AnthropicClient implements LlmClient, AutoCloseable {
 		this.webClient = webClient;
 		this.mapper = WireJson.mapper();
 		this.failures = failures;
-		this.errors = new AnthropicErrors(settings.name(), failures, settings.secrets());
+		this.errors = new AnthropicErrors(settings.name(), failures, failures.secretsOf(settings));
 		this.providerText = new ProviderText(settings, failures);
 		this.usage = new ReportedUsage(settings.name());
 		this.onClose = onClose;
