@@ -1,0 +1,101 @@
+package dev.llmresilience.support;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import reactor.blockhound.BlockingOperationError;
+
+/**
+ * Fails the test during which a blocking call was made on a Reactor non-blocking thread, even when the
+ * code under test caught BlockHound's {@link BlockingOperationError} (a fallback tier, an
+ * {@code onErrorResume}) and the test would otherwise pass. BlockHound reports every such call here
+ * ({@link BlockHoundAllowList}); this extension is registered for every test class through JUnit's
+ * extension auto-detection ({@code junit-platform.properties}).
+ */
+public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallback {
+
+	private static final int STACK_FRAMES = 40;
+
+	private static final Queue<BlockingOperationError> found = new ConcurrentLinkedQueue<>();
+
+	/**
+	 * Record a blocking call; called on the thread that made it, so it must not block itself.
+	 * @param error BlockHound's error for the call, with the stack of the thread that made it
+	 */
+	static void record(BlockingOperationError error) {
+		found.add(error);
+	}
+
+	/**
+	 * Take the blocking calls recorded since the last look, for a test that makes one on purpose.
+	 * @return the calls, oldest first
+	 */
+	public static List<BlockingOperationError> take() {
+		List<BlockingOperationError> taken = new ArrayList<>();
+		for (BlockingOperationError error = found.poll(); error != null; error = found.poll()) {
+			taken.add(error);
+		}
+		return taken;
+	}
+
+	@Override
+	public void afterEach(ExtensionContext context) {
+		failIfAnyFound(context.getDisplayName());
+	}
+
+	@Override
+	public void afterAll(ExtensionContext context) {
+		failIfAnyFound(context.getDisplayName());
+	}
+
+	/**
+	 * Fail if a blocking call was recorded since the last look, naming each call and its caller.
+	 * @param during what ran meanwhile (a test's name), for the message
+	 * @throws AssertionError with BlockHound's errors (their stacks) as suppressed exceptions
+	 */
+	public static void failIfAnyFound(String during) {
+		List<BlockingOperationError> taken = take();
+		if (taken.isEmpty()) {
+			return;
+		}
+		StringBuilder message = new StringBuilder().append(taken.size())
+			.append(" blocking call(s) on a Reactor non-blocking thread during ")
+			.append(during)
+			.append(" (fix the caller, or allow a harmless JDK or library internal in BlockHoundAllowList):");
+		taken.forEach((error) -> message.append("\n  ").append(error.getMessage()).append(" from ").append(caller(error))
+			.append(stack(error)));
+		AssertionError failure = new AssertionError(message.toString());
+		taken.forEach(failure::addSuppressed);
+		throw failure;
+	}
+
+	/** The stack of the call, BlockHound's frames left out: reports trim the suppressed errors' stacks. */
+	private static String stack(Throwable error) {
+		StringBuilder stack = new StringBuilder();
+		int frames = 0;
+		for (StackTraceElement frame : error.getStackTrace()) {
+			if (!frame.getClassName().startsWith("reactor.blockhound.") && frames++ < STACK_FRAMES) {
+				stack.append("\n      at ").append(frame);
+			}
+		}
+		return stack.toString();
+	}
+
+	/** The first frame outside the JDK, BlockHound and Reactor: most often the code to fix. */
+	private static String caller(Throwable error) {
+		for (StackTraceElement frame : error.getStackTrace()) {
+			String name = frame.getClassName();
+			if (!name.startsWith("java.") && !name.startsWith("jdk.") && !name.startsWith("sun.")
+					&& !name.startsWith("reactor.")) {
+				return frame.toString();
+			}
+		}
+		return "(no frame outside the JDK and Reactor)";
+	}
+
+}
