@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import reactor.blockhound.BlockingOperationError;
 
 /**
@@ -17,7 +19,7 @@ import reactor.blockhound.BlockingOperationError;
  * ({@link BlockHoundAllowList}); this extension is registered for every test class through JUnit's
  * extension auto-detection ({@code junit-platform.properties}).
  */
-public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallback {
+public final class NoBlockingCalls implements TestExecutionExceptionHandler, AfterEachCallback, AfterAllCallback {
 
 	private static final int STACK_FRAMES = 40;
 
@@ -43,6 +45,21 @@ public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallbac
 		return taken;
 	}
 
+	/**
+	 * A test that failed after a blocking call most often failed because of it (an error where an
+	 * answer was awaited, a subscriber left hanging): the blocking calls are the failure, the test's
+	 * own is kept as suppressed.
+	 */
+	@Override
+	public void handleTestExecutionException(ExtensionContext context, Throwable thrown) throws Throwable {
+		AssertionError failure = failure(context.getDisplayName());
+		if (failure == null) {
+			throw thrown;
+		}
+		failure.addSuppressed(thrown);
+		throw failure;
+	}
+
 	@Override
 	public void afterEach(ExtensionContext context) {
 		failIfAnyFound(context.getDisplayName());
@@ -59,9 +76,16 @@ public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallbac
 	 * @throws AssertionError with BlockHound's errors (their stacks) as suppressed exceptions
 	 */
 	public static void failIfAnyFound(String during) {
+		AssertionError failure = failure(during);
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	private static @Nullable AssertionError failure(String during) {
 		List<BlockingOperationError> taken = take();
 		if (taken.isEmpty()) {
-			return;
+			return null;
 		}
 		StringBuilder message = new StringBuilder().append(taken.size())
 			.append(" blocking call(s) on a Reactor non-blocking thread during ")
@@ -71,7 +95,7 @@ public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallbac
 			.append(stack(error)));
 		AssertionError failure = new AssertionError(message.toString());
 		taken.forEach(failure::addSuppressed);
-		throw failure;
+		return failure;
 	}
 
 	/** The stack of the call, BlockHound's frames left out: reports trim the suppressed errors' stacks. */
@@ -79,7 +103,9 @@ public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallbac
 		StringBuilder stack = new StringBuilder();
 		int frames = 0;
 		for (StackTraceElement frame : error.getStackTrace()) {
-			if (!frame.getClassName().startsWith("reactor.blockhound.") && frames++ < STACK_FRAMES) {
+			String name = frame.getClassName();
+			if (!name.startsWith("reactor.blockhound.") && !name.startsWith(BlockHoundAllowList.class.getName())
+					&& frames++ < STACK_FRAMES) {
 				stack.append("\n      at ").append(frame);
 			}
 		}
@@ -91,7 +117,7 @@ public final class NoBlockingCalls implements AfterEachCallback, AfterAllCallbac
 		for (StackTraceElement frame : error.getStackTrace()) {
 			String name = frame.getClassName();
 			if (!name.startsWith("java.") && !name.startsWith("jdk.") && !name.startsWith("sun.")
-					&& !name.startsWith("reactor.")) {
+					&& !name.startsWith("reactor.") && !name.startsWith(BlockHoundAllowList.class.getName())) {
 				return frame.toString();
 			}
 		}
