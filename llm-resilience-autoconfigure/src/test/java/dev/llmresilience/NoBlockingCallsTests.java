@@ -74,7 +74,7 @@ class NoBlockingCallsTests {
 			.verifyComplete();
 		assertThatExceptionOfType(AssertionError.class).isThrownBy(() -> NoBlockingCalls.failIfAnyFound("this test"))
 			.withMessageContaining("1 blocking call(s) on a Reactor non-blocking thread during this test")
-			.withMessageContaining("java.lang.Thread.sleep")
+			.withMessageContaining("java.lang.Thread.sleep on parallel-")
 			.withMessageContaining(NoBlockingCallsTests.class.getName())
 			.satisfies((failure) -> assertThat(failure.getSuppressed()).singleElement()
 				.isInstanceOf(BlockingOperationError.class));

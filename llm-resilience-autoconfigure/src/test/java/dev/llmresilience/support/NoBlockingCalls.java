@@ -23,14 +23,15 @@ public final class NoBlockingCalls implements TestExecutionExceptionHandler, Aft
 
 	private static final int STACK_FRAMES = 40;
 
-	private static final Queue<BlockingOperationError> found = new ConcurrentLinkedQueue<>();
+	private static final Queue<Found> found = new ConcurrentLinkedQueue<>();
 
 	/**
-	 * Record a blocking call; called on the thread that made it, so it must not block itself.
+	 * Record a blocking call; called on the thread that made it, so it must not block itself. Its stack
+	 * is copied now: the error travels on through the code under test, which may change it.
 	 * @param error BlockHound's error for the call, with the stack of the thread that made it
 	 */
 	static void record(BlockingOperationError error) {
-		found.add(error);
+		found.add(new Found(error, error.getStackTrace().clone(), Thread.currentThread().getName()));
 	}
 
 	/**
@@ -38,9 +39,13 @@ public final class NoBlockingCalls implements TestExecutionExceptionHandler, Aft
 	 * @return the calls, oldest first
 	 */
 	public static List<BlockingOperationError> take() {
-		List<BlockingOperationError> taken = new ArrayList<>();
-		for (BlockingOperationError error = found.poll(); error != null; error = found.poll()) {
-			taken.add(error);
+		return takeFound().stream().map(Found::error).toList();
+	}
+
+	private static List<Found> takeFound() {
+		List<Found> taken = new ArrayList<>();
+		for (Found call = found.poll(); call != null; call = found.poll()) {
+			taken.add(call);
 		}
 		return taken;
 	}
@@ -83,7 +88,7 @@ public final class NoBlockingCalls implements TestExecutionExceptionHandler, Aft
 	}
 
 	private static @Nullable AssertionError failure(String during) {
-		List<BlockingOperationError> taken = take();
+		List<Found> taken = takeFound();
 		if (taken.isEmpty()) {
 			return null;
 		}
@@ -91,21 +96,21 @@ public final class NoBlockingCalls implements TestExecutionExceptionHandler, Aft
 			.append(" blocking call(s) on a Reactor non-blocking thread during ")
 			.append(during)
 			.append(" (fix the caller, or allow a harmless JDK or library internal in BlockHoundAllowList):");
-		taken.forEach((error) -> message.append("\n  ").append(error.getMessage()).append(" from ").append(caller(error))
-			.append(stack(error)));
+		taken.forEach((call) -> message.append("\n  ").append(call.error().getMessage()).append(" on ").append(call.thread())
+			.append(" from ").append(caller(call.stack())).append(stack(call.stack())));
 		AssertionError failure = new AssertionError(message.toString());
-		taken.forEach(failure::addSuppressed);
+		taken.forEach((call) -> failure.addSuppressed(call.error()));
 		return failure;
 	}
 
 	/** The stack of the call, BlockHound's frames left out: reports trim the suppressed errors' stacks. */
-	private static String stack(Throwable error) {
+	private static String stack(StackTraceElement[] frames) {
 		StringBuilder stack = new StringBuilder();
-		int frames = 0;
-		for (StackTraceElement frame : error.getStackTrace()) {
+		int shown = 0;
+		for (StackTraceElement frame : frames) {
 			String name = frame.getClassName();
 			if (!name.startsWith("reactor.blockhound.") && !name.startsWith(BlockHoundAllowList.class.getName())
-					&& frames++ < STACK_FRAMES) {
+					&& shown++ < STACK_FRAMES) {
 				stack.append("\n      at ").append(frame);
 			}
 		}
@@ -113,8 +118,8 @@ public final class NoBlockingCalls implements TestExecutionExceptionHandler, Aft
 	}
 
 	/** The first frame outside the JDK, BlockHound and Reactor: most often the code to fix. */
-	private static String caller(Throwable error) {
-		for (StackTraceElement frame : error.getStackTrace()) {
+	private static String caller(StackTraceElement[] frames) {
+		for (StackTraceElement frame : frames) {
 			String name = frame.getClassName();
 			if (!name.startsWith("java.") && !name.startsWith("jdk.") && !name.startsWith("sun.")
 					&& !name.startsWith("reactor.") && !name.startsWith(BlockHoundAllowList.class.getName())) {
@@ -122,6 +127,9 @@ public final class NoBlockingCalls implements TestExecutionExceptionHandler, Aft
 			}
 		}
 		return "(no frame outside the JDK and Reactor)";
+	}
+
+	private record Found(BlockingOperationError error, StackTraceElement[] stack, String thread) {
 	}
 
 }
