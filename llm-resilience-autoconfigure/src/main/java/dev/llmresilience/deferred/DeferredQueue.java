@@ -1,5 +1,6 @@
 package dev.llmresilience.deferred;
 
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -40,7 +41,7 @@ public final class DeferredQueue implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(DeferredQueue.class);
 
-	private static final SecureRandom random = new SecureRandom();
+	private static final SecureRandom random = seededRandom();
 
 	private final DeferredStore store;
 
@@ -271,6 +272,24 @@ public final class DeferredQueue implements AutoCloseable {
 		byte[] bytes = new byte[16];
 		random.nextBytes(bytes);
 		return "dfr_" + Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+	}
+
+	/**
+	 * A ticket source that never reads a file once made: tickets are drawn on event loops, where the
+	 * default {@code NativePRNG} would read {@code /dev/urandom} (behind one JVM-wide lock) every
+	 * 100 ms. A DRBG seeds itself once, on its first use: made to happen here, on the thread that
+	 * loads this class, not on the first deferred call.
+	 */
+	private static SecureRandom seededRandom() {
+		try {
+			SecureRandom drbg = SecureRandom.getInstance("DRBG");
+			drbg.nextBytes(new byte[1]);
+			return drbg;
+		}
+		catch (NoSuchAlgorithmException ex) {
+			throw new IllegalStateException("This JVM has no DRBG SecureRandom (every JDK since 9 has one); "
+					+ "deferred tickets cannot be drawn", ex);
+		}
 	}
 
 	/** Runs, when due, what a shared store hands to this replica. */

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
@@ -91,7 +92,7 @@ public final class OpenAiApiHandler {
 	 * @return the id to answer with
 	 */
 	public static String requestId(@Nullable String clientId) {
-		return (clientId != null && SAFE_REQUEST_ID.matcher(clientId).matches()) ? clientId : UUID.randomUUID().toString();
+		return (clientId != null && SAFE_REQUEST_ID.matcher(clientId).matches()) ? clientId : randomId().toString();
 	}
 
 	/**
@@ -212,7 +213,19 @@ public final class OpenAiApiHandler {
 	}
 
 	private static String completionId() {
-		return "chatcmpl-" + UUID.randomUUID().toString().replace("-", "");
+		return "chatcmpl-" + randomId().toString().replace("-", "");
+	}
+
+	/**
+	 * A version 4 UUID from {@link ThreadLocalRandom}: these ids are handles, not secrets, and they are
+	 * made on event loops, where {@link UUID#randomUUID()} would read {@code /dev/urandom} behind one
+	 * JVM-wide lock.
+	 */
+	private static UUID randomId() {
+		ThreadLocalRandom random = ThreadLocalRandom.current();
+		long most = (random.nextLong() & ~0xF000L) | 0x4000L;
+		long least = (random.nextLong() & 0x3FFFFFFFFFFFFFFFL) | 0x8000000000000000L;
+		return new UUID(most, least);
 	}
 
 }

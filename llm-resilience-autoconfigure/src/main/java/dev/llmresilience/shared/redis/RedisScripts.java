@@ -1,5 +1,9 @@
 package dev.llmresilience.shared.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -9,8 +13,23 @@ final class RedisScripts {
 	private RedisScripts() {
 	}
 
+	/**
+	 * A script, read once here: a script made from the resource would read the file again each time
+	 * Redis has not cached it ({@code NOSCRIPT}, as after a restart), on the connection's event loop.
+	 * @param <T> the result's type
+	 * @param name the file's name without {@code .lua}
+	 * @param resultType the result's type
+	 * @return the script
+	 */
 	static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		return RedisScript.of(new ClassPathResource("dev/llmresilience/shared/redis/" + name + ".lua"), resultType);
+		ClassPathResource file = new ClassPathResource("dev/llmresilience/shared/redis/" + name + ".lua");
+		try {
+			return RedisScript.of(file.getContentAsString(StandardCharsets.UTF_8), resultType);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not read the Redis script " + file.getPath()
+					+ " from the starter's jar; is the jar complete?", ex);
+		}
 	}
 
 }

@@ -1,0 +1,50 @@
+package dev.llmresilience.support;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingOperationError;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * How BlockHound runs in these tests: every blocking call on a Reactor non-blocking thread (Reactor
+ * Netty's and Lettuce's event loops, the parallel and single schedulers) raises BlockHound's error
+ * where it is made and is reported to {@link NoBlockingCalls}, which fails the test; and the
+ * allow-list of blocking calls known to be harmless, each a library internal named by class and
+ * method, with why it may block. BlockHound is installed before the first test by its JUnit Platform
+ * listener and finds this class through {@code META-INF/services}; Reactor's, Netty's and Spring's
+ * own integrations (their allow-lists) are loaded beside it.
+ */
+public final class BlockHoundAllowList implements BlockHoundIntegration {
+
+	@Override
+	public void applyTo(BlockHound.Builder builder) {
+		builder.blockingMethodCallback((method) -> {
+			BlockingOperationError error = new BlockingOperationError(method);
+			NoBlockingCalls.record(error);
+			throw error;
+		});
+		// Resilience4j's breaker windows guard their counters with a ReentrantLock held for a few
+		// additions (no I/O, no callback inside): a call that finds it taken parks for as long as another
+		// thread needs to count one outcome. Seen as Unsafe#park from record under the hammer test.
+		for (String window : new String[] { "io.github.resilience4j.core.metrics.FixedSizeSlidingWindowMetrics",
+				"io.github.resilience4j.core.metrics.SlidingTimeWindowMetrics" }) {
+			builder.allowBlockingCallsInside(window, "record");
+			builder.allowBlockingCallsInside(window, "getSnapshot");
+		}
+		// The same lock, held while a breaker's OPEN state moves to HALF_OPEN (a compare-and-set and a
+		// new window, no I/O), by whichever thread first asks for a permit once the wait is over.
+		builder.allowBlockingCallsInside("io.github.resilience4j.circuitbreaker.internal.CircuitBreakerStateMachine$OpenState",
+				"toHalfOpenState");
+		// The call-volume guard's AtomicRateLimiter, after losing a compare-and-set to another thread,
+		// parks for 1 ns before it tries again: a back-off of one scheduler tick, never a wait for a permit
+		// (the guard's timeout is zero).
+		builder.allowBlockingCallsInside("io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter",
+				"compareAndSet");
+	}
+
+	/** Applied after the libraries' integrations, so that this callback is the one in force. */
+	@Override
+	public int getPriority() {
+		return Integer.MAX_VALUE;
+	}
+
+}
