@@ -7,6 +7,7 @@ import java.util.Map;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.RouteSelector;
+import dev.llmresilience.openaiapi.BodyLimits;
 import dev.llmresilience.openaiapi.ClientKeys;
 import dev.llmresilience.openaiapi.OpenAiApiHandler;
 import dev.llmresilience.openaiapi.ServletOpenAiApi;
@@ -48,9 +49,11 @@ public final class OpenAiApiAutoConfiguration {
 							+ "or set llm.openai-api.enabled=false.");
 		}
 		long max = Validation.size("llm.openai-api.max-request-size", api.getMaxRequestSize(), "Use a size such as 4MB.");
+		int reads = Validation.atLeast("llm.openai-api.max-concurrent-body-reads", api.getMaxConcurrentBodyReads(), 1,
+				"Use a count such as 32.");
 		basePath(api);
 		return new OpenAiApiHandler(gateway, endpoints, routeSelector, new ClientKeys(keys),
-				properties.getGateway().getBusyMessage(), max, Clock.systemUTC());
+				properties.getGateway().getBusyMessage(), new BodyLimits(max, reads), Clock.systemUTC());
 	}
 
 	static String basePath(OpenAiApiProperties api) {
@@ -86,8 +89,13 @@ public final class OpenAiApiAutoConfiguration {
 		@ConditionalOnMissingBean(name = "llmOpenAiApiHandlerMapping")
 		SimpleUrlHandlerMapping llmOpenAiApiHandlerMapping(OpenAiApiHandler handler, OpenAiApiProperties api) {
 			String base = basePath(api);
-			ServletOpenAiApi servlet = new ServletOpenAiApi(handler);
-			return new SimpleUrlHandlerMapping(Map.of(base + "/chat/completions", servlet, base + "/models", servlet), ORDER);
+			ServletOpenAiApi servlet = new ServletOpenAiApi(handler, base);
+			// every other path under the base path gets the API's 404; at the root that would take
+			// every path the application's own mappings do not
+			Map<String, Object> paths = base.isEmpty()
+					? Map.of(base + "/chat/completions", servlet, base + "/models", servlet)
+					: Map.of(base + "/chat/completions", servlet, base + "/models", servlet, base + "/**", servlet);
+			return new SimpleUrlHandlerMapping(paths, ORDER);
 		}
 
 	}

@@ -28,8 +28,19 @@ public class OpenAiApiProperties {
 	 */
 	private List<String> apiKeys = new ArrayList<>();
 
-	/** Largest request body read; a larger one is refused with 413 request_too_large. */
+	/**
+	 * Largest request body read; a larger one is refused with 413 request_too_large, at once when
+	 * its Content-Length says so, else as soon as more has arrived, and its connection closed.
+	 */
 	private DataSize maxRequestSize = DataSize.ofMegabytes(4);
+
+	/**
+	 * How many request bodies are read at once, across all clients. A request that finds this many
+	 * being read is refused with 503 too_many_concurrent_reads and "retry-after: 1" without reading
+	 * its body, so that slow clients can make the API hold at most this many times
+	 * max-request-size (128MB by default). Clients with a wrong key are refused before they count.
+	 */
+	private int maxConcurrentBodyReads = 32;
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -63,10 +74,19 @@ public class OpenAiApiProperties {
 		this.maxRequestSize = maxRequestSize;
 	}
 
+	public int getMaxConcurrentBodyReads() {
+		return this.maxConcurrentBodyReads;
+	}
+
+	public void setMaxConcurrentBodyReads(int maxConcurrentBodyReads) {
+		this.maxConcurrentBodyReads = maxConcurrentBodyReads;
+	}
+
 	@Override
 	public String toString() {
 		return "OpenAiApiProperties[enabled=" + this.enabled + ", basePath=" + this.basePath + ", apiKeys="
-				+ this.apiKeys.size() + " redacted, maxRequestSize=" + this.maxRequestSize + "]";
+				+ this.apiKeys.size() + " redacted, maxRequestSize=" + this.maxRequestSize
+				+ ", maxConcurrentBodyReads=" + this.maxConcurrentBodyReads + "]";
 	}
 
 }

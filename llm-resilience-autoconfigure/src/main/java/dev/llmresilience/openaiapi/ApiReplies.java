@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
@@ -34,7 +35,14 @@ final class ApiReplies {
 
 	static final String SHOULD_RETRY = "x-should-retry";
 
+	/** Set on the answers sent without reading the body: the connection is closed, not drained. */
+	static final String CONNECTION = "connection";
+
 	private static final String INVALID_REQUEST = "invalid_request_error";
+
+	private static final Pattern PLAIN_PATH = Pattern.compile("[A-Za-z0-9._~/-]{1,200}");
+
+	private static final Pattern PLAIN_METHOD = Pattern.compile("[A-Z]{1,16}");
 
 	private final OpenAiApiCodec codec;
 
@@ -54,6 +62,34 @@ final class ApiReplies {
 	OpenAiApiReply tooLarge(String requestId, long maxBytes) {
 		return error(413, requestId, "The request body is larger than " + maxBytes + " bytes (llm.openai-api.max-request-size).",
 				INVALID_REQUEST, null, "request_too_large", Map.of());
+	}
+
+	/**
+	 * The answer when as many bodies are being read as {@code max-concurrent-body-reads} allows: a
+	 * 503 the SDKs retry after a second, sent without reading the body.
+	 */
+	OpenAiApiReply tooManyReads(String requestId, int maxReads) {
+		return error(503, requestId, "The gateway is already reading " + maxReads + " request bodies, as many as "
+				+ "llm.openai-api.max-concurrent-body-reads allows at once. Try again in a second.", "service_unavailable",
+				null, "too_many_concurrent_reads", Map.of("retry-after", "1", "retry-after-ms", "1000", SHOULD_RETRY, "true"));
+	}
+
+	/**
+	 * OpenAI's answer to a method and path it does not serve, naming the two this API serves. The
+	 * path is repeated only when it is short and plain.
+	 */
+	OpenAiApiReply notFound(String requestId, String method, String path, String basePath) {
+		String asked = (PLAIN_PATH.matcher(path).matches() && PLAIN_METHOD.matcher(method).matches())
+				? method + " " + path : "this method and path";
+		return error(404, requestId, "Invalid URL (" + asked + "): this API serves POST " + basePath
+				+ "/chat/completions and GET " + basePath + "/models.", INVALID_REQUEST, null, "unknown_url", Map.of());
+	}
+
+	/** The same answer, telling the web stack to close the connection instead of reading the body. */
+	static OpenAiApiReply closing(OpenAiApiReply reply) {
+		Map<String, String> headers = new LinkedHashMap<>(reply.headers());
+		headers.put(CONNECTION, "close");
+		return new OpenAiApiReply(reply.status(), headers, reply.body(), reply.events());
 	}
 
 	OpenAiApiReply badRequest(String requestId, String message, @Nullable String param, @Nullable String code) {

@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -48,7 +49,9 @@ public final class OpenAiApiHandler {
 
 	private final String busyMessage;
 
-	private final long maxRequestSize;
+	private final BodyLimits limits;
+
+	private final Semaphore reads;
 
 	private final Clock clock;
 
@@ -63,17 +66,18 @@ public final class OpenAiApiHandler {
 	 * @param routeSelector picks the route of a request without a {@code model}
 	 * @param keys the keys clients authenticate with
 	 * @param busyMessage the message of a busy answer raised as an error ({@code busy-as-error})
-	 * @param maxRequestSize the largest request body, in bytes
+	 * @param limits how large a body may be and how many may be read at once
 	 * @param clock the clock of the answers' {@code created} and of the breakers' waits
 	 */
 	public OpenAiApiHandler(LlmGateway gateway, EndpointRegistry endpoints, RouteSelector routeSelector, ClientKeys keys,
-			String busyMessage, long maxRequestSize, Clock clock) {
+			String busyMessage, BodyLimits limits, Clock clock) {
 		this.gateway = gateway;
 		this.endpoints = endpoints;
 		this.routeSelector = routeSelector;
 		this.keys = keys;
 		this.busyMessage = busyMessage;
-		this.maxRequestSize = maxRequestSize;
+		this.limits = limits;
+		this.reads = new Semaphore(limits.maxConcurrentReads());
 		this.clock = clock;
 		this.replies = new ApiReplies(this.codec, new BreakerWaits(endpoints, clock));
 	}
@@ -83,7 +87,7 @@ public final class OpenAiApiHandler {
 	 * @return the size in bytes
 	 */
 	public long maxRequestSize() {
-		return this.maxRequestSize;
+		return this.limits.maxRequestSize();
 	}
 
 	/**
@@ -96,12 +100,50 @@ public final class OpenAiApiHandler {
 	}
 
 	/**
-	 * The answer to a body larger than {@link #maxRequestSize()}.
+	 * Decide on a chat request from its headers, before any of its body is read: a wrong or
+	 * missing key is a 401 whatever the body, a declared length over {@link #maxRequestSize()} a
+	 * 413, and a request that finds as many bodies being read as the limit allows a 503. A refusal
+	 * asks the web stack to close the connection; an admitted request holds a read permit until
+	 * {@link ChatAdmission#bodyRead()}.
+	 * @param authorization the {@code Authorization} header, or {@code null}
+	 * @param contentLength the declared {@code Content-Length}, or a negative number when absent
+	 * @param requestId the request's id
+	 * @return the admission
+	 */
+	public ChatAdmission admitChat(@Nullable String authorization, long contentLength, String requestId) {
+		if (!this.keys.accepts(authorization)) {
+			return ChatAdmission.refused(requestId, ApiReplies.closing(this.replies.unauthorized(requestId)));
+		}
+		if (contentLength > this.limits.maxRequestSize()) {
+			return ChatAdmission.refused(requestId, tooLarge(requestId));
+		}
+		if (!this.reads.tryAcquire()) {
+			return ChatAdmission.refused(requestId,
+					ApiReplies.closing(this.replies.tooManyReads(requestId, this.limits.maxConcurrentReads())));
+		}
+		return ChatAdmission.admitted(requestId, this.reads);
+	}
+
+	/**
+	 * The answer to a body larger than {@link #maxRequestSize()}, which is not read further.
 	 * @param requestId the request's id
 	 * @return a 413
 	 */
 	public OpenAiApiReply tooLarge(String requestId) {
-		return this.replies.tooLarge(requestId, this.maxRequestSize);
+		return ApiReplies.closing(this.replies.tooLarge(requestId, this.limits.maxRequestSize()));
+	}
+
+	/**
+	 * The answer to a method and path under the base path that the API does not serve, in OpenAI's
+	 * shape; the body, if any, is not read.
+	 * @param requestId the request's id
+	 * @param method the request's method
+	 * @param path the request's path
+	 * @param basePath the API's base path
+	 * @return a 404
+	 */
+	public OpenAiApiReply notFound(String requestId, String method, String path, String basePath) {
+		return ApiReplies.closing(this.replies.notFound(requestId, method, path, basePath));
 	}
 
 	/**
@@ -119,15 +161,15 @@ public final class OpenAiApiHandler {
 	}
 
 	/**
-	 * {@code POST /chat/completions}.
-	 * @param authorization the {@code Authorization} header, or {@code null}
-	 * @param requestId the request's id
+	 * {@code POST /chat/completions}, once {@link #admitChat admitted} and its body read.
+	 * @param admission the admission, which authenticated the client
 	 * @param body the request body, at most {@link #maxRequestSize()} bytes
 	 * @return the reply; for a stream, once its first chunk (or its failure) is known
 	 */
-	public Mono<OpenAiApiReply> chatCompletions(@Nullable String authorization, String requestId, byte[] body) {
-		if (!this.keys.accepts(authorization)) {
-			return Mono.just(this.replies.unauthorized(requestId));
+	public Mono<OpenAiApiReply> chatCompletions(ChatAdmission admission, byte[] body) {
+		String requestId = admission.requestId();
+		if (admission.refusal() != null) {
+			return Mono.just(admission.refusal());
 		}
 		OpenAiApiRequest read;
 		try {

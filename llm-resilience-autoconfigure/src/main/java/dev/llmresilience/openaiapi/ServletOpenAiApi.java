@@ -5,6 +5,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.stream.Stream;
 
+import jakarta.servlet.AsyncContext;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import reactor.core.publisher.Flux;
@@ -17,45 +18,80 @@ import org.springframework.web.HttpRequestHandler;
  * The OpenAI-compatible API in a Servlet (Spring MVC) application. It answers on the request's
  * own thread, as the rest of such an application does: it waits for the gateway and writes each
  * event of a stream as it comes, flushing it; a client that goes away ends the stream, which
- * cancels the upstream call.
+ * cancels the upstream call. A request refused on its headers is answered without reading its
+ * body, and its connection closed rather than drained.
  */
 public final class ServletOpenAiApi implements HttpRequestHandler {
 
 	private final OpenAiApiHandler handler;
 
+	private final String basePath;
+
 	/**
 	 * Create the handler.
 	 * @param handler the API
+	 * @param basePath the path prefix, e.g. {@code /v1}, or empty for the root
 	 */
-	public ServletOpenAiApi(OpenAiApiHandler handler) {
+	public ServletOpenAiApi(OpenAiApiHandler handler, String basePath) {
 		this.handler = handler;
+		this.basePath = basePath;
 	}
 
 	@Override
 	public void handleRequest(HttpServletRequest request, HttpServletResponse response) throws IOException {
 		String requestId = OpenAiApiHandler.requestId(request.getHeader(ApiReplies.REQUEST_ID));
 		String authorization = request.getHeader(HttpHeaders.AUTHORIZATION);
-		boolean models = request.getRequestURI().endsWith("/models");
-		String expected = models ? "GET" : "POST";
-		if (!expected.equals(request.getMethod())) {
-			response.setHeader(HttpHeaders.ALLOW, expected);
-			response.sendError(HttpServletResponse.SC_METHOD_NOT_ALLOWED);
-			return;
-		}
-		if (models) {
+		String path = request.getRequestURI().substring(request.getContextPath().length());
+		if (path.equals(this.basePath + "/models") && "GET".equals(request.getMethod())) {
 			write(this.handler.models(authorization, requestId), response);
 			return;
 		}
-		long max = this.handler.maxRequestSize();
-		byte[] body = (request.getContentLengthLong() > max) ? null
-				: request.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 1, max + 1));
-		if (body == null || body.length > max) {
-			write(this.handler.tooLarge(requestId), response);
+		if (!path.equals(this.basePath + "/chat/completions") || !"POST".equals(request.getMethod())) {
+			writeUnread(this.handler.notFound(requestId, request.getMethod(), path, this.basePath), request, response);
 			return;
 		}
-		OpenAiApiReply reply = this.handler.chatCompletions(authorization, requestId, body).block();
+		ChatAdmission admission = this.handler.admitChat(authorization, request.getContentLengthLong(), requestId);
+		OpenAiApiReply refusal = admission.refusal();
+		if (refusal != null) {
+			writeUnread(refusal, request, response);
+			return;
+		}
+		long max = this.handler.maxRequestSize();
+		byte[] body;
+		try {
+			body = request.getInputStream().readNBytes((int) Math.min(Integer.MAX_VALUE - 1, max + 1));
+		}
+		finally {
+			admission.bodyRead();
+		}
+		if (body.length > max) {
+			writeUnread(this.handler.tooLarge(requestId), request, response);
+			return;
+		}
+		OpenAiApiReply reply = this.handler.chatCompletions(admission, body).block();
 		if (reply != null) {
 			write(reply, response);
+		}
+	}
+
+	/**
+	 * Write an answer to a request whose body is left unread. A container that finishes a request
+	 * on its own thread may drain what is left of the body first (Tomcat reads up to its
+	 * {@code maxSwallowSize}, 2 MB, holding the thread while a slow client sends it); one completed
+	 * asynchronously with {@code Connection: close} is closed at once instead.
+	 */
+	private static void writeUnread(OpenAiApiReply reply, HttpServletRequest request, HttpServletResponse response)
+			throws IOException {
+		if (!request.isAsyncSupported()) {
+			write(reply, response);
+			return;
+		}
+		AsyncContext async = request.startAsync();
+		try {
+			write(reply, response);
+		}
+		finally {
+			async.complete();
 		}
 	}
 

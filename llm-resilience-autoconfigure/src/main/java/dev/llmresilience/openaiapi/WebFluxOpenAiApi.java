@@ -10,14 +10,17 @@ import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
 import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.BodyInserters;
+import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
 import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.reactive.function.server.ServerRequest;
 import org.springframework.web.reactive.function.server.ServerResponse;
 
 /**
- * The OpenAI-compatible API in a WebFlux application: functional routes that read the body up to
- * the size limit without blocking and write a stream with Spring's server-sent-event encoder.
+ * The OpenAI-compatible API in a WebFlux application: functional routes that decide on a request
+ * from its headers first, read the body up to the size limit without blocking and write a stream
+ * with Spring's server-sent-event encoder. A request refused on its headers is answered at once and
+ * its connection closed, its body never subscribed to.
  */
 public final class WebFluxOpenAiApi {
 
@@ -32,35 +35,49 @@ public final class WebFluxOpenAiApi {
 	}
 
 	/**
-	 * The routes: {@code POST {basePath}/chat/completions} and {@code GET {basePath}/models}.
-	 * @param basePath the path prefix, e.g. {@code /v1}
+	 * The routes: {@code POST {basePath}/chat/completions}, {@code GET {basePath}/models}, and an
+	 * OpenAI-shaped 404 for any other method or path under a base path that is not the root (at
+	 * the root it would take every path of the application).
+	 * @param basePath the path prefix, e.g. {@code /v1}, or empty for the root
 	 * @return the routes
 	 */
 	public RouterFunction<ServerResponse> routes(String basePath) {
-		return RouterFunctions.route()
+		RouterFunctions.Builder routes = RouterFunctions.route()
 			.POST(basePath + "/chat/completions", this::chatCompletions)
-			.GET(basePath + "/models", this::models)
-			.build();
+			.GET(basePath + "/models", this::models);
+		if (!basePath.isEmpty()) {
+			routes.route(RequestPredicates.path(basePath + "/**"), (request) -> write(this.handler.notFound(
+					requestId(request), request.method().name(), request.path(), basePath)));
+		}
+		return routes.build();
 	}
 
 	private Mono<ServerResponse> models(ServerRequest request) {
-		String requestId = OpenAiApiHandler.requestId(header(request, ApiReplies.REQUEST_ID));
-		return write(this.handler.models(header(request, HttpHeaders.AUTHORIZATION), requestId));
+		return write(this.handler.models(header(request, HttpHeaders.AUTHORIZATION), requestId(request)));
 	}
 
 	private Mono<ServerResponse> chatCompletions(ServerRequest request) {
-		String requestId = OpenAiApiHandler.requestId(header(request, ApiReplies.REQUEST_ID));
-		long max = this.handler.maxRequestSize();
-		if (request.headers().contentLength().orElse(-1) > max) {
-			return write(this.handler.tooLarge(requestId));
+		String requestId = requestId(request);
+		ChatAdmission admission = this.handler.admitChat(header(request, HttpHeaders.AUTHORIZATION),
+				request.headers().contentLength().orElse(-1), requestId);
+		OpenAiApiReply refusal = admission.refusal();
+		if (refusal != null) {
+			return write(refusal);
 		}
-		String authorization = header(request, HttpHeaders.AUTHORIZATION);
-		return DataBufferUtils.join(request.bodyToFlux(DataBuffer.class), (int) Math.min(Integer.MAX_VALUE, max))
+		int max = (int) Math.min(Integer.MAX_VALUE, this.handler.maxRequestSize());
+		return DataBufferUtils.join(request.bodyToFlux(DataBuffer.class), max)
 			.map(WebFluxOpenAiApi::bytes)
+			// the permit goes back once the body is read, before it is answered; or when reading fails
+			.doOnNext((body) -> admission.bodyRead())
+			.doFinally((signal) -> admission.bodyRead())
 			.defaultIfEmpty(new byte[0])
-			.flatMap((body) -> this.handler.chatCompletions(authorization, requestId, body))
+			.flatMap((body) -> this.handler.chatCompletions(admission, body))
 			.onErrorResume(DataBufferLimitException.class, (ex) -> Mono.just(this.handler.tooLarge(requestId)))
 			.flatMap(this::write);
+	}
+
+	private static String requestId(ServerRequest request) {
+		return OpenAiApiHandler.requestId(header(request, ApiReplies.REQUEST_ID));
 	}
 
 	private Mono<ServerResponse> write(OpenAiApiReply reply) {

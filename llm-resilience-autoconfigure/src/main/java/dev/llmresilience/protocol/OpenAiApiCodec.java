@@ -8,9 +8,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
 import tools.jackson.databind.DeserializationFeature;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -27,26 +25,20 @@ public final class OpenAiApiCodec {
 		.disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
 		.build();
 
+	private final StrictRequestJson json = new StrictRequestJson();
+
 	private final OpenAiRequestReader reader = new OpenAiRequestReader(this.mapper);
 
 	/**
-	 * Read a request body.
+	 * Read a request body, strictly: a body that cannot be read as exactly what the client sent
+	 * (duplicate keys, numbers out of range, a known field of the wrong type) is refused.
 	 * @param body the body's bytes
 	 * @return the request
-	 * @throws WireFormatException when the body is not a chat-completions request this API serves
+	 * @throws WireFormatException naming the field when the body is not a chat-completions
+	 * request this API serves
 	 */
 	public OpenAiApiRequest read(byte[] body) {
-		JsonNode tree;
-		try {
-			tree = this.mapper.readTree(body);
-		}
-		catch (JacksonException ex) {
-			throw new WireFormatException("The request body is not valid JSON", null);
-		}
-		if (tree == null || tree.isMissingNode()) {
-			throw new WireFormatException("The request body is empty", null);
-		}
-		return this.reader.read(tree);
+		return this.reader.read(this.json.read(body));
 	}
 
 	/**

@@ -18,7 +18,9 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * Reads the body of an OpenAI chat-completions request into a {@link ChatRequest}: what the
  * project models (messages, temperature, {@code max_tokens}, tools, tool choice) into its fields,
- * every other field into {@code extra} as it is. Each refusal names the field.
+ * every other field into {@code extra} as it is. A field it reads must have the type OpenAI gives
+ * it ({@code null} counts as absent): nothing is coerced, a {@code "stream": "true"} is refused
+ * rather than read as no stream. Each refusal names the field.
  */
 final class OpenAiRequestReader {
 
@@ -59,10 +61,14 @@ final class OpenAiRequestReader {
 				builder.extra(field.getKey(), this.mapper.treeToValue(field.getValue(), Object.class));
 			}
 		}
-		String model = text(body, "model");
-		builder.route((model != null && !model.isBlank()) ? model : null);
-		boolean stream = body.path("stream").booleanValue(false);
-		boolean includeUsage = body.path("stream_options").path("include_usage").booleanValue(false);
+		builder.route(route(body));
+		boolean stream = flag(body, "stream", "stream");
+		JsonNode options = body.get("stream_options");
+		if (options != null && !options.isNull() && !options.isObject()) {
+			throw new WireFormatException("'stream_options' must be an object such as {\"include_usage\": true}",
+					"stream_options");
+		}
+		boolean includeUsage = (options != null) && flag(options, "include_usage", "stream_options.include_usage");
 		try {
 			return new OpenAiApiRequest(builder.build(), stream, includeUsage);
 		}
@@ -83,6 +89,9 @@ final class OpenAiRequestReader {
 	}
 
 	private ChatMessage message(JsonNode message, String path) {
+		if (!message.isObject()) {
+			throw new WireFormatException(path + " must be an object with a role", path);
+		}
 		String role = text(message, "role");
 		if (role == null || !ROLES.contains(role)) {
 			throw new WireFormatException(path + ".role must be one of " + ROLES, path + ".role");
@@ -100,8 +109,10 @@ final class OpenAiRequestReader {
 			throw new WireFormatException(path + ".content must be a string, an array of parts or null", path + ".content");
 		}
 		List<ToolCall> calls = toolCalls(message.get("tool_calls"), path + ".tool_calls");
+		String toolCallId = optionalText(message, "tool_call_id", path);
+		String name = optionalText(message, "name", path);
 		try {
-			return new ChatMessage(role, text, parts, calls, text(message, "tool_call_id"), text(message, "name"));
+			return new ChatMessage(role, text, parts, calls, toolCallId, name);
 		}
 		catch (IllegalArgumentException ex) {
 			throw new WireFormatException(path + ": " + ex.getMessage(), path);
@@ -119,7 +130,8 @@ final class OpenAiRequestReader {
 			}
 			else if ("image_url".equals(type) && part.path("image_url").path("url").isString()) {
 				JsonNode image = part.get("image_url");
-				parts.add(new ContentPart.ImageUrl(image.get("url").stringValue(), text(image, "detail")));
+				parts.add(new ContentPart.ImageUrl(image.get("url").stringValue(),
+						optionalText(image, "detail", partPath + ".image_url")));
 			}
 			else {
 				throw new WireFormatException(partPath + " must be a text or image_url part (type '" + type
@@ -139,13 +151,14 @@ final class OpenAiRequestReader {
 		List<ToolCall> result = new ArrayList<>();
 		for (int i = 0; i < calls.size(); i++) {
 			JsonNode call = calls.get(i);
+			String callPath = path + "[" + i + "]";
 			JsonNode function = call.path("function");
-			String id = text(call, "id");
-			String name = text(function, "name");
+			String id = optionalText(call, "id", callPath);
+			String name = optionalText(function, "name", callPath + ".function");
 			if (id == null || name == null) {
-				throw new WireFormatException(path + "[" + i + "] needs an id and a function name", path + "[" + i + "]");
+				throw new WireFormatException(callPath + " needs an id and a function name", callPath);
 			}
-			String arguments = text(function, "arguments");
+			String arguments = optionalText(function, "arguments", callPath + ".function");
 			result.add(new ToolCall(id, name, (arguments != null) ? arguments : ""));
 		}
 		return result;
@@ -168,8 +181,15 @@ final class OpenAiRequestReader {
 				throw new WireFormatException(path + " must be a function tool with a name", path);
 			}
 			JsonNode parameters = function.get("parameters");
+			if (parameters != null && !parameters.isNull() && !parameters.isObject()) {
+				throw new WireFormatException(path + ".function.parameters must be a JSON Schema object",
+						path + ".function.parameters");
+			}
 			JsonNode strict = function.get("strict");
-			result.add(new Tool(name, text(function, "description"),
+			if (strict != null && !strict.isNull() && !strict.isBoolean()) {
+				throw new WireFormatException(path + ".function.strict must be true or false", path + ".function.strict");
+			}
+			result.add(new Tool(name, optionalText(function, "description", path + ".function"),
 					(parameters != null && parameters.isObject()) ? this.mapper.writeValueAsString(parameters) : null,
 					(strict != null && strict.isBoolean()) ? strict.booleanValue() : null));
 		}
@@ -195,6 +215,48 @@ final class OpenAiRequestReader {
 					"tool_choice");
 		}
 		return ToolChoice.function(name);
+	}
+
+	/** The route the body's {@code model} names: absent or null is the default route, blank is refused. */
+	private static @Nullable String route(JsonNode body) {
+		JsonNode model = body.get("model");
+		if (model == null || model.isNull()) {
+			return null;
+		}
+		if (!model.isString()) {
+			throw new WireFormatException("'model' must be a string naming a route, or be left out for the default route",
+					"model");
+		}
+		if (model.stringValue().isBlank()) {
+			throw new WireFormatException("'model' is blank: name a route, or leave 'model' out for the default route",
+					"model");
+		}
+		return model.stringValue();
+	}
+
+	private static boolean flag(JsonNode node, String field, String path) {
+		JsonNode value = node.get(field);
+		if (value == null || value.isNull()) {
+			return false;
+		}
+		if (!value.isBoolean()) {
+			throw new WireFormatException("'" + path + "' must be true or false (a JSON boolean, not a string or a number)",
+					path);
+		}
+		return value.booleanValue();
+	}
+
+	/** A field that may be absent or null, else must be a string. */
+	private static @Nullable String optionalText(JsonNode node, String field, String parent) {
+		JsonNode value = node.get(field);
+		if (value == null || value.isNull()) {
+			return null;
+		}
+		if (!value.isString()) {
+			String path = parent.isEmpty() ? field : parent + "." + field;
+			throw new WireFormatException(path + " must be a string", path);
+		}
+		return value.stringValue();
 	}
 
 	private static @Nullable String text(JsonNode node, String field) {

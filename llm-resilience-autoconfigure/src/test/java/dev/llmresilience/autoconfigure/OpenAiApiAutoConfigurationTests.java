@@ -54,7 +54,8 @@ class OpenAiApiAutoConfigurationTests {
 				"llm.openai-api.base-path=/llm/v1/")
 			.run((context) -> {
 				SimpleUrlHandlerMapping mapping = context.getBean("llmOpenAiApiHandlerMapping", SimpleUrlHandlerMapping.class);
-				assertThat(mapping.getUrlMap()).containsOnlyKeys("/llm/v1/chat/completions", "/llm/v1/models");
+				assertThat(mapping.getUrlMap()).containsOnlyKeys("/llm/v1/chat/completions", "/llm/v1/models",
+						"/llm/v1/**");
 				assertThat(context).doesNotHaveBean("llmOpenAiApiRoutes");
 			});
 	}
@@ -98,6 +99,17 @@ class OpenAiApiAutoConfigurationTests {
 				LlmConfigurationException failure = failure(context.getStartupFailure());
 				assertThat(failure.getProperty()).isEqualTo("llm.openai-api.max-request-size");
 				assertThat(failure.getMessage()).contains("outside 1KB to 2GB");
+			});
+	}
+
+	@Test
+	void noBodyReadsAtOnceFails() {
+		this.reactive.withPropertyValues("llm.openai-api.enabled=true", "llm.openai-api.api-keys=" + CLIENT_KEY,
+				"llm.openai-api.max-concurrent-body-reads=0")
+			.run((context) -> {
+				LlmConfigurationException failure = failure(context.getStartupFailure());
+				assertThat(failure.getProperty()).isEqualTo("llm.openai-api.max-concurrent-body-reads");
+				assertThat(failure.getMessage()).contains("at least 1");
 			});
 	}
 
