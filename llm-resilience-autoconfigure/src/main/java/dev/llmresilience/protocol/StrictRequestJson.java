@@ -48,7 +48,7 @@ final class StrictRequestJson {
 			throw new WireFormatException("The request body is empty: send a chat-completions request as a JSON object",
 					null);
 		}
-
+		requireFinite(tree, "");
 		return tree;
 	}
 
