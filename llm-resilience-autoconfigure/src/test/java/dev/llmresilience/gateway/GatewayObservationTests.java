@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.function.Predicate;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.observation.Observation;
@@ -65,6 +66,21 @@ class GatewayObservationTests {
 					.hasLowCardinalityKeyValue("llm.endpoint", "backup")
 					.hasLowCardinalityKeyValue("gen_ai.response.model", "small-test")
 					.hasLowCardinalityKeyValue("error.type", "none"));
+		});
+	}
+
+	@Test
+	void anAttemptIsObservedWithTheConfiguredModelNotTheOneTheAnswerNames() {
+		// a provider or proxy that names a new model in each answer would make a new series of the
+		// timer derived from the observation each time
+		this.upstreams.primary().enqueue(Answers.completion("gpt-test-made-up-7f3a", "hi", 5, 2));
+		this.contextRunner.run((context) -> {
+			ChatResponse answer = context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10));
+			org.assertj.core.api.Assertions.assertThat(answer.model()).isEqualTo("gpt-test-made-up-7f3a");
+			TestObservationRegistry registry = (TestObservationRegistry) context.getBean(ObservationRegistry.class);
+			assertThat(registry).hasObservationWithNameEqualTo(GatewayObservations.ATTEMPT)
+				.that()
+				.hasLowCardinalityKeyValue("gen_ai.response.model", "gpt-test");
 		});
 	}
 

@@ -13,11 +13,13 @@ import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.support.BreakerCalls;
 import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.Wire;
 import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import reactor.test.StepVerifier;
 
@@ -76,23 +78,26 @@ class HostileCallerTests {
 		});
 	}
 
-	@Test
-	void endpointCalledDirectlyNeverSendsADuplicateKeyEither() {
+	@ParameterizedTest
+	@EnumSource(Wire.class)
+	void endpointCalledDirectlyNeverSendsADuplicateKeyEither(Wire wire) {
 		ChatRequest request = ChatRequest.builder().user("hello").extra("model", "a-dearer-model").build();
-		this.upstreams.runner().run((context) -> {
-			List<Attempt> attempts = new CopyOnWriteArrayList<>();
-			StepVerifier.create(endpoint(context, "primary").chat(request, attempts::add))
-				.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(LlmInvalidRequestException.class)
-					.hasMessageContaining("'model'"))
-				.verify(WAIT);
-			StepVerifier.create(endpoint(context, "primary").stream(request, attempts::add))
-				.expectError(LlmInvalidRequestException.class)
-				.verify(WAIT);
-			assertThat(attempts).extracting(Attempt::outcome)
-				.containsExactly(Outcome.INVALID_REQUEST, Outcome.INVALID_REQUEST);
-			assertThat(this.upstreams.primary().getRequestCount()).isZero();
-			assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.NONE);
-		});
+		try (FakeUpstream upstreams = FakeUpstream.start(wire)) {
+			upstreams.runner().run((context) -> {
+				List<Attempt> attempts = new CopyOnWriteArrayList<>();
+				StepVerifier.create(endpoint(context, "primary").chat(request, attempts::add))
+					.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(LlmInvalidRequestException.class)
+						.hasMessageContaining("'model'"))
+					.verify(WAIT);
+				StepVerifier.create(endpoint(context, "primary").stream(request, attempts::add))
+					.expectError(LlmInvalidRequestException.class)
+					.verify(WAIT);
+				assertThat(attempts).extracting(Attempt::outcome)
+					.containsExactly(Outcome.INVALID_REQUEST, Outcome.INVALID_REQUEST);
+				assertThat(upstreams.primary().getRequestCount()).isZero();
+				assertThat(BreakerCalls.of(context, "primary")).isEqualTo(BreakerCalls.NONE);
+			});
+		}
 	}
 
 	@Test
