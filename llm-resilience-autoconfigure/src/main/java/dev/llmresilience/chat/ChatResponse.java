@@ -52,4 +52,13 @@ public record ChatResponse(String content, @Nullable String endpoint, @Nullable 
 		return this.tier != Tier.PRIMARY;
 	}
 
+	@Override
+	public String toString() {
+		// the ticket is a bearer token for the deferred answer, and a toString ends up in logs
+		return "ChatResponse[content=" + this.content + ", endpoint=" + this.endpoint + ", model=" + this.model
+				+ ", tier=" + this.tier + ", finishReason=" + this.finishReason + ", toolCalls=" + this.toolCalls
+				+ ", usage=" + this.usage + ", cost=" + this.cost + ", latency=" + this.latency + ", attempts="
+				+ this.attempts + ", ticket=" + ((this.ticket != null) ? "(hidden)" : null) + ", age=" + this.age + "]";
+	}
+
 }

@@ -17,6 +17,13 @@ import org.jspecify.annotations.Nullable;
 public record DeferredResult(String ticket, State state, @Nullable ChatResponse response, @Nullable String reason,
 		boolean durable) {
 
+	@Override
+	public String toString() {
+		// the ticket is a bearer token for the answer, and a toString ends up in logs
+		return "DeferredResult[ticket=(hidden), state=" + this.state + ", response=" + this.response + ", reason="
+				+ this.reason + ", durable=" + this.durable + "]";
+	}
+
 	/** Where a deferred request stands. */
 	public enum State {
 
