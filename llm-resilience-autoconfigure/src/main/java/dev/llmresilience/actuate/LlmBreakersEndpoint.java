@@ -121,7 +121,8 @@ public class LlmBreakersEndpoint {
 		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), this.descriptions.describe(endpoint)));
 		return new BreakersDescriptor(descriptors, this.endpoints.routeNames(),
 				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
-						(this.deferred != null) ? this.deferred.capacity() : 0),
+						(this.deferred != null) ? this.deferred.capacity() : 0,
+						(this.deferred != null) ? this.deferred.notDurable() : 0),
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
 				RouteDegradationDescriptor.of(this.degradation), RouteBalanceDescriptor.of(this.balancer.report()),
@@ -188,8 +189,10 @@ public class LlmBreakersEndpoint {
 	 *
 	 * @param pending requests waiting
 	 * @param capacity requests held at most (0 when deferral is off)
+	 * @param notDurable pending requests held by this instance only, not stored where they outlive it
+	 * (every pending one with the in-memory store; with Redis, those taken while it was unreachable)
 	 */
-	public record DeferredDescriptor(int pending, int capacity) {
+	public record DeferredDescriptor(int pending, int capacity, int notDurable) {
 	}
 
 	/**

@@ -24,7 +24,8 @@ final class RedisSharedStateFactory {
 	private RedisSharedStateFactory() {
 	}
 
-	static SharedState create(SharedStateProperties properties, BeanFactory beans, String beanName, Clock clock) {
+	static SharedState create(SharedStateProperties properties, String keyPrefix, BeanFactory beans, String beanName,
+			Clock clock) {
 		ReactiveRedisConnectionFactory factory = beans.getBeanProvider(ReactiveRedisConnectionFactory.class).getIfUnique();
 		if (factory == null) {
 			throw new LlmConfigurationException("llm.shared-state.type",
@@ -39,7 +40,7 @@ final class RedisSharedStateFactory {
 			}
 		}
 		String name = (properties.getReplicaName() != null) ? properties.getReplicaName() : defaultName();
-		RedisFleet fleet = new RedisFleet(factory, new RedisSettings(properties.getKeyPrefix(), name,
+		RedisFleet fleet = new RedisFleet(factory, new RedisSettings(keyPrefix, name,
 				properties.getTimeout(), properties.getHeartbeat(), properties.getReplicaTimeout()), clock);
 		return new RedisSharedState(fleet, clock);
 	}

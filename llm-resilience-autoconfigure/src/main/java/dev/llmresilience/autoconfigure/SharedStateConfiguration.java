@@ -6,12 +6,14 @@ import java.time.Duration;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.shared.BreakerControl;
 import dev.llmresilience.shared.SharedState;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 /**
@@ -30,7 +32,7 @@ class SharedStateConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	SharedState llmSharedState(SharedStateProperties properties, BeanFactory beanFactory) {
+	SharedState llmSharedState(SharedStateProperties properties, BeanFactory beanFactory, Environment environment) {
 		if (properties.getType() != SharedStateProperties.Type.REDIS) {
 			return SharedState.LOCAL;
 		}
@@ -43,8 +45,21 @@ class SharedStateConfiguration {
 					"Add org.springframework.boot:spring-boot-starter-data-redis-reactive to the application's dependencies, "
 							+ "or set llm.shared-state.type=local");
 		}
-		validate(properties);
-		return RedisSharedStateFactory.create(properties, beanFactory, "llmSharedState", Clock.systemUTC());
+		String prefix = (properties.getKeyPrefix() != null) ? properties.getKeyPrefix()
+				: defaultKeyPrefix(environment.getProperty("spring.application.name"));
+		validate(prefix, properties);
+		return RedisSharedStateFactory.create(properties, prefix, beanFactory, "llmSharedState", Clock.systemUTC());
+	}
+
+	/**
+	 * The application's own prefix, so that two applications on one Redis share nothing unless told
+	 * to: {@code llm:<name>:}, the name's other characters than letters, digits and {@code :_.-}
+	 * replaced (a brace would make a Redis Cluster hash tag, a blank no key at all).
+	 */
+	static String defaultKeyPrefix(@Nullable String applicationName) {
+		String name = (applicationName == null || applicationName.isBlank()) ? "application"
+				: applicationName.strip().replaceAll("[^A-Za-z0-9:_.\\-]", "-");
+		return "llm:" + name.substring(0, Math.min(name.length(), 59)) + ":";
 	}
 
 	@Bean
@@ -53,9 +68,8 @@ class SharedStateConfiguration {
 		return sharedState.breakers(endpoints);
 	}
 
-	private static void validate(SharedStateProperties properties) {
-		String prefix = properties.getKeyPrefix();
-		if (prefix == null || !prefix.matches("[A-Za-z0-9:_.\\-]*(\\{[A-Za-z0-9:_.\\-]+\\}[A-Za-z0-9:_.\\-]*)?")
+	private static void validate(String prefix, SharedStateProperties properties) {
+		if ( !prefix.matches("[A-Za-z0-9:_.\\-]*(\\{[A-Za-z0-9:_.\\-]+\\}[A-Za-z0-9:_.\\-]*)?")
 				|| prefix.isEmpty() || prefix.length() > 64) {
 			throw new LlmConfigurationException("llm.shared-state.key-prefix",
 					"is '" + prefix + "', which is not a usable Redis key prefix",

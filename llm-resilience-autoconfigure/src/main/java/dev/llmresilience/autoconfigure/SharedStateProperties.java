@@ -20,10 +20,13 @@ public class SharedStateProperties {
 	private Type type = Type.LOCAL;
 
 	/**
-	 * Prefix of every Redis key and of the pub/sub channel. Letters, digits and ":_.-"; on Redis
-	 * Cluster, a hash tag such as "{llm}:" keeps the keys in one slot, as the scripts need.
+	 * Prefix of every Redis key and of the pub/sub channel: two applications on one Redis share
+	 * state only if they have the same prefix. Letters, digits and ":_.-"; on Redis Cluster, a hash
+	 * tag such as "{llm}:" keeps the keys in one slot, as the scripts need. Default
+	 * "llm:{spring.application.name}:" ("llm:application:" when the application has no name), with
+	 * every character of the name but letters, digits and ":_.-" replaced by "-".
 	 */
-	private String keyPrefix = "llm:";
+	private @Nullable String keyPrefix;
 
 	/**
 	 * Longest wait for one Redis command; past it Redis is taken to be unavailable and each replica
@@ -51,11 +54,11 @@ public class SharedStateProperties {
 		this.type = type;
 	}
 
-	public String getKeyPrefix() {
+	public @Nullable String getKeyPrefix() {
 		return this.keyPrefix;
 	}
 
-	public void setKeyPrefix(String keyPrefix) {
+	public void setKeyPrefix(@Nullable String keyPrefix) {
 		this.keyPrefix = keyPrefix;
 	}
 

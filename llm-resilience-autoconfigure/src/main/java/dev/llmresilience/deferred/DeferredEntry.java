@@ -39,10 +39,11 @@ public record DeferredEntry(String ticket, ChatRequest request, DeferredResult.S
 
 	/**
 	 * This entry as the gateway reports it.
+	 * @param durable whether the store keeps it where it outlives this instance
 	 * @return the result
 	 */
-	public DeferredResult toResult() {
-		return new DeferredResult(this.ticket, this.state, this.response, this.reason);
+	public DeferredResult toResult(boolean durable) {
+		return new DeferredResult(this.ticket, this.state, this.response, this.reason, durable);
 	}
 
 	@Override

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import dev.llmresilience.chat.ChatRequest;
@@ -62,6 +63,10 @@ public final class DeferredQueue implements AutoCloseable {
 
 	private volatile @Nullable Function<ChatRequest, Mono<ChatResponse>> runner;
 
+	/** Refuses, before it is sent, a request that was kept where others can write (a shared store). */
+	private volatile Consumer<ChatRequest> check = (request) -> {
+	};
+
 	private final AtomicInteger accepted = new AtomicInteger();
 
 	private final AtomicInteger completed = new AtomicInteger();
@@ -91,28 +96,34 @@ public final class DeferredQueue implements AutoCloseable {
 
 	/**
 	 * How to make a background attempt of a request that another replica queued (a shared store
-	 * hands those to this one). The gateway gives it; without it, a replica runs only the requests it
-	 * queued itself.
+	 * hands those to this one), and how to check such a request first. The gateway gives both;
+	 * without them, a replica runs only the requests it queued itself.
 	 * @param attempt makes one background attempt: a response, empty when nothing answered, or an error
+	 * @param check the checks a new request gets: throws (an {@link LlmRequestException}) to refuse
+	 * one, which then ends FAILED with the refusal as its reason, unsent; a request handed over by a
+	 * shared store comes from Redis, which whoever can write to it may have changed
 	 */
-	public void runWith(Function<ChatRequest, Mono<ChatResponse>> attempt) {
+	public void runWith(Function<ChatRequest, Mono<ChatResponse>> attempt, Consumer<ChatRequest> check) {
+		this.check = check;
 		this.runner = attempt;
 		this.lives.clear();
 	}
 
 	/**
-	 * Defer a request.
+	 * Defer a request. Over a shared store the ticket comes once the store has the request where it
+	 * outlives this replica, or has given up trying for now (a short timeout) and holds it here;
+	 * {@link #lookup} tells which ({@link DeferredResult#durable()}).
 	 * @param request the request
 	 * @param live makes one background attempt: a response, empty when nothing answered, or an error
-	 * @return the ticket, or empty when the queue is full
+	 * @return the ticket, or empty when the queue is full; never an error
 	 */
-	public Optional<String> enqueue(ChatRequest request, Function<ChatRequest, Mono<ChatResponse>> live) {
+	public Mono<String> enqueue(ChatRequest request, Function<ChatRequest, Mono<ChatResponse>> live) {
 		boolean shared = this.store.isShared();
 		if (shared ? this.store.pendingCount() >= this.capacity : this.pending.incrementAndGet() > this.capacity) {
 			if (!shared) {
 				this.pending.decrementAndGet();
 			}
-			return Optional.empty();
+			return Mono.empty();
 		}
 		Instant now = this.clock.instant();
 		DeferredEntry entry = new DeferredEntry(newTicket(), request, DeferredResult.State.PENDING, 0, null, null, now,
@@ -122,22 +133,11 @@ public final class DeferredQueue implements AutoCloseable {
 			if (this.runner == null) {
 				this.lives.put(entry.ticket(), live);
 			}
-			this.store.add(entry);
+			return this.store.add(entry).thenReturn(entry.ticket());
 		}
-		else {
-			this.store.save(entry);
-			schedule(entry, live, this.delay);
-		}
-		return Optional.of(entry.ticket());
-	}
-
-	/**
-	 * The state of a deferred request, as this instance knows it.
-	 * @param ticket its ticket
-	 * @return its state, or empty for an unknown ticket
-	 */
-	public Optional<DeferredResult> result(String ticket) {
-		return this.store.find(ticket).map(DeferredEntry::toResult);
+		this.store.save(entry);
+		schedule(entry, live, this.delay);
+		return Mono.just(entry.ticket());
 	}
 
 	/**
@@ -147,7 +147,7 @@ public final class DeferredQueue implements AutoCloseable {
 	 * @return its state, or empty for an unknown ticket
 	 */
 	public Mono<DeferredResult> lookup(String ticket) {
-		return this.store.lookup(ticket).map(DeferredEntry::toResult);
+		return this.store.lookup(ticket);
 	}
 
 	private void schedule(DeferredEntry entry, Function<ChatRequest, Mono<ChatResponse>> live, Duration wait) {
@@ -171,7 +171,8 @@ public final class DeferredQueue implements AutoCloseable {
 			@Nullable Throwable error) {
 		DeferredEntry attempted = entry.attempted(this.clock.instant());
 		if (error instanceof LlmRequestException refused) {
-			fail(attempted, "Refused by the provider: " + refused.getMessage());
+			fail(attempted, ((refused.endpoint() != null) ? "Refused by the provider: " : "Refused: ")
+					+ refused.getMessage());
 		}
 		else if (attempted.attempts() >= this.maxAttempts) {
 			fail(attempted, "No endpoint could answer in " + attempted.attempts() + " background attempts");
@@ -219,6 +220,16 @@ public final class DeferredQueue implements AutoCloseable {
 	 */
 	public int pending() {
 		return this.store.isShared() ? this.store.pendingCount() : Math.max(0, this.pending.get());
+	}
+
+	/**
+	 * How many pending requests this instance holds only, not yet stored where they outlive it (all
+	 * of them with the in-memory store; over Redis, those taken while Redis was unreachable or had
+	 * not acknowledged them yet).
+	 * @return the count
+	 */
+	public int notDurable() {
+		return this.store.notDurableCount();
 	}
 
 	/**
@@ -272,14 +283,28 @@ public final class DeferredQueue implements AutoCloseable {
 				logger.warn("A deferred request was queued by another replica, and this one has no gateway to run it with");
 				return;
 			}
-			Instant due = entry.updatedAt().plus(delay.multipliedBy(1L << Math.min(20, entry.attempts())));
-			Duration wait = Duration.between(clock.instant(), due);
-			schedule(entry, live, wait.isNegative() ? Duration.ZERO : wait);
+			try {
+				check.accept(entry.request());
+			}
+			catch (RuntimeException ex) {
+				fail(entry, "Refused before it was sent: " + ex.getMessage());
+				return;
+			}
+			Duration backoff = delay.multipliedBy(1L << Math.min(20, entry.attempts()));
+			Duration wait = Duration.between(clock.instant(), entry.updatedAt().plus(backoff));
+			// an entry's time comes from Redis too: one dated in the future waits no longer than its backoff
+			schedule(entry, live, wait.isNegative() ? Duration.ZERO : (wait.compareTo(backoff) > 0) ? backoff : wait);
 		}
 
 		@Override
 		public boolean release(String ticket) {
 			return timers.release(ticket);
+		}
+
+		@Override
+		public void failed(String ticket, String reason) {
+			DeferredQueue.this.failed.incrementAndGet();
+			publish(new DeferredRequestFailedEvent(DeferredQueue.this, ticket, reason));
 		}
 
 	}

@@ -3,6 +3,7 @@ package dev.llmresilience.deferred;
 import java.util.List;
 import java.util.Optional;
 
+import dev.llmresilience.chat.DeferredResult;
 import reactor.core.publisher.Mono;
 
 /**
@@ -45,12 +46,29 @@ public interface DeferredStore {
 	}
 
 	/**
-	 * Find an entry wherever it is kept, without blocking.
-	 * @param ticket its ticket
-	 * @return the entry, or empty for an unknown (or expired) ticket
+	 * How many pending entries are held by this instance only, not yet stored where they outlive it.
+	 * @return all pending entries for a store that is not {@link #isDurable() durable}
 	 */
-	default Mono<DeferredEntry> lookup(String ticket) {
-		return Mono.defer(() -> Mono.justOrEmpty(find(ticket)));
+	default int notDurableCount() {
+		return isDurable() ? 0 : pending().size();
+	}
+
+	/**
+	 * Find a request's state wherever it is kept, without blocking.
+	 * @param ticket its ticket
+	 * @return its state, or empty for an unknown (or expired) ticket
+	 */
+	default Mono<DeferredResult> lookup(String ticket) {
+		return Mono.defer(() -> Mono.justOrEmpty(find(ticket).map((entry) -> entry.toResult(isDurable()))));
+	}
+
+	/**
+	 * Whether what this store keeps outlives this instance (a restart, a crash): false for the
+	 * in-memory store. A shared store tells it per request, through {@link #add} and {@link #lookup}.
+	 * @return false by default
+	 */
+	default boolean isDurable() {
+		return false;
 	}
 
 	/**
@@ -71,11 +89,18 @@ public interface DeferredStore {
 
 	/**
 	 * Take a new request (shared stores only; others get {@link #save}): the store hands it to a
-	 * replica's runner, this one's or another's.
+	 * replica's runner, this one's or another's. The caller is given its ticket once the returned
+	 * Mono completes, so a store that can keep it where it outlives this instance completes only
+	 * after it did, or when it gave up trying (within a short timeout: the caller is waiting), with
+	 * the request then held here. It never blocks and never errors.
 	 * @param entry the new entry
+	 * @return true once the entry is stored where it outlives this instance, false if it is held here only
 	 */
-	default void add(DeferredEntry entry) {
-		save(entry);
+	default Mono<Boolean> add(DeferredEntry entry) {
+		return Mono.fromCallable(() -> {
+			save(entry);
+			return isDurable();
+		});
 	}
 
 	/**
@@ -106,6 +131,14 @@ public interface DeferredStore {
 		 * @return true if it was stopped (or was not running here), false if its attempt is under way
 		 */
 		boolean release(String ticket);
+
+		/**
+		 * A request the store ended FAILED by itself, this replica's end being the one that
+		 * counted: its entry could not be read, so it cannot be run. Publishes its failed event.
+		 * @param ticket its ticket
+		 * @param reason why it failed
+		 */
+		void failed(String ticket, String reason);
 
 	}
 

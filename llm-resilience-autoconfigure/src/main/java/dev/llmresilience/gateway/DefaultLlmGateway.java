@@ -78,7 +78,8 @@ public class DefaultLlmGateway implements LlmGateway {
 				new Listeners(listeners), new ConfigurationWarnings(), hedging);
 		this.observations = observations;
 		if (degradation.deferred() != null) {
-			degradation.deferred().runWith((again) -> background(routeOf(again), again));
+			degradation.deferred()
+				.runWith((again) -> background(routeOf(again), again), (again) -> RequestChecks.check(again, settings));
 		}
 	}
 

@@ -58,12 +58,13 @@ final class Degrader {
 		// a spent guard must not fill the queue, and a content filter would block the request again later
 		if (deferred != null && request.deferrable() && !has(attempts, Outcome.GUARD_TRIPPED)
 				&& !has(attempts, Outcome.CONTENT_FILTERED)) {
-			Optional<String> ticket = deferred.enqueue(request, again);
-			if (ticket.isPresent()) {
-				return Mono.just(new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
-						List.of(), null, null, latency, attempts, ticket.get(), null));
-			}
-			logger.debug("The deferred queue is full (" + deferred.capacity() + "): answering BUSY");
+			return deferred.enqueue(request, again)
+				.map((ticket) -> new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
+						List.of(), null, null, latency, attempts, ticket, null))
+				.switchIfEmpty(Mono.defer(() -> {
+					logger.debug("The deferred queue is full (" + deferred.capacity() + "): answering BUSY");
+					return busy(route, attempts, latency);
+				}));
 		}
 		return busy(route, attempts, latency);
 	}

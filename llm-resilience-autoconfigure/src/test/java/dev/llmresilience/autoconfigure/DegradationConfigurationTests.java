@@ -132,7 +132,7 @@ class DegradationConfigurationTests {
 		runner().withPropertyValues("llm.gateway.deferral.enabled=false").run((context) -> {
 			assertThat(context).doesNotHaveBean(DeferredQueue.class).doesNotHaveBean(DeferredStore.class);
 			assertThat(context.getBean(LlmBreakersEndpoint.class).breakers().deferred())
-				.isEqualTo(new LlmBreakersEndpoint.DeferredDescriptor(0, 0));
+				.isEqualTo(new LlmBreakersEndpoint.DeferredDescriptor(0, 0, 0));
 		});
 	}
 

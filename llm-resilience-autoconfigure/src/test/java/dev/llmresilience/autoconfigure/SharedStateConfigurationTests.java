@@ -103,6 +103,23 @@ class SharedStateConfigurationTests {
 	}
 
 	@Test
+	void theDefaultKeyPrefixIsTheApplicationsOwn() throws Exception {
+		assertThat(SharedStateConfiguration.defaultKeyPrefix(null)).isEqualTo("llm:application:");
+		assertThat(SharedStateConfiguration.defaultKeyPrefix(" ")).isEqualTo("llm:application:");
+		assertThat(SharedStateConfiguration.defaultKeyPrefix("orders")).isEqualTo("llm:orders:");
+		assertThat(SharedStateConfiguration.defaultKeyPrefix("my app {eu}")).isEqualTo("llm:my-app--eu-:");
+		assertThat(SharedStateConfiguration.defaultKeyPrefix("x".repeat(100))).hasSize(64);
+		ApplicationContextRunner redis = this.runner.withPropertyValues("llm.shared-state.type=redis",
+				"spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + closedPort(),
+				"spring.application.name=orders");
+		redis.run((context) -> assertThat(((RedisSharedState) context.getBean(SharedState.class)).fleet().key("deferred"))
+			.isEqualTo("llm:orders:deferred"));
+		redis.withPropertyValues("llm.shared-state.key-prefix=llm:shared:")
+			.run((context) -> assertThat(((RedisSharedState) context.getBean(SharedState.class)).fleet().key("deferred"))
+				.isEqualTo("llm:shared:deferred"));
+	}
+
+	@Test
 	void aReplicaTimeoutShorterThanTwoHeartbeatsIsRejected() {
 		this.runner
 			.withPropertyValues("llm.shared-state.type=redis", "llm.shared-state.heartbeat=2s",

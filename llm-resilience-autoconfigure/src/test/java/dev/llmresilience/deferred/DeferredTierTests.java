@@ -102,7 +102,8 @@ class DeferredTierTests {
 				.containsExactly(Outcome.SERVER_ERROR, Outcome.SERVER_ERROR);
 			String ticket = answer.ticket();
 			assertThat(gateway.deferred(ticket).block())
-				.isEqualTo(new DeferredResult(ticket, DeferredResult.State.PENDING, null, null));
+				.as("held in memory only: not durable")
+				.isEqualTo(new DeferredResult(ticket, DeferredResult.State.PENDING, null, null, false));
 
 			this.upstreams.primary().enqueue(completion("the summary"));
 			this.time.advanceTimeBy(Duration.ofMinutes(5));
@@ -171,7 +172,7 @@ class DeferredTierTests {
 				assertThat(failed.getReason()).isEqualTo("No endpoint could answer in 3 background attempts");
 				DeferredResult result = context.getBean(LlmGateway.class).deferred(ticket).block();
 				assertThat(result).isEqualTo(new DeferredResult(ticket, DeferredResult.State.FAILED, null,
-						"No endpoint could answer in 3 background attempts"));
+						"No endpoint could answer in 3 background attempts", false));
 				this.time.advanceTimeBy(Duration.ofHours(1));
 				assertThat(primary.getMetrics().getNumberOfNotPermittedCalls()).isEqualTo(4);
 				assertThat(context.getBean(DeferredQueue.class).counts()).isEqualTo(new DeferredQueue.Counts(1, 0, 1, 0));

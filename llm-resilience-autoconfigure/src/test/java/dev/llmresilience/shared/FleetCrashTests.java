@@ -71,7 +71,7 @@ class FleetCrashTests {
 					try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
 							StatefulRedisConnection<String, String> connection = client.connect()) {
 						await().atMost(Duration.ofSeconds(30)).until(() -> connection.sync()
-							.xpending("llm:deferred", "llm-deferred")
+							.xpending("llm:application:deferred", "llm-deferred")
 							.getConsumerMessageCount()
 							.getOrDefault("child", 0L) == 1L);
 					}

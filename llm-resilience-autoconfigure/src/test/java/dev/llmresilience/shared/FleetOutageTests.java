@@ -135,6 +135,8 @@ class FleetOutageTests {
 			assertThat(deferred.tier()).isEqualTo(Tier.DEFERRED);
 			String ticket = deferred.ticket();
 			assertThat(state(a, ticket)).isEqualTo(DeferredResult.State.PENDING);
+			assertThat(durable(a, ticket)).as("held by a only while Redis is down").isFalse();
+			assertThat(a.getBean(LlmBreakersEndpoint.class).breakers().deferred().notDurable()).isOne();
 			assertThat(b.getBean(LlmGateway.class).deferred(ticket).block(Duration.ofSeconds(5))).isNull();
 			assertThat(endpoint(b, "spare").circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.CLOSED);
 			for (int i = 0; i < 10; i++) {
@@ -150,6 +152,9 @@ class FleetOutageTests {
 				.until(() -> endpoint(b, "spare").circuitBreaker().getState() == CircuitBreaker.State.FORCED_OPEN);
 			// the request taken while Redis was down is in Redis now: b knows it
 			await().atMost(Duration.ofSeconds(30)).until(() -> state(b, ticket) == DeferredResult.State.PENDING);
+			assertThat(durable(b, ticket)).isTrue();
+			await().atMost(Duration.ofSeconds(30)).until(() -> durable(a, ticket));
+			assertThat(a.getBean(LlmBreakersEndpoint.class).breakers().deferred().notDurable()).isZero();
 			this.flaky.heal();
 			await().atMost(Duration.ofSeconds(30)).until(() -> completed(replicas) == 1);
 			assertThat(state(b, ticket)).isEqualTo(DeferredResult.State.COMPLETED);
@@ -171,6 +176,10 @@ class FleetOutageTests {
 
 	private static int calls(ApplicationContext replica) {
 		return replica.getBean(LlmBreakersEndpoint.class).breakers().guard().callsThisHour();
+	}
+
+	private static boolean durable(ApplicationContext replica, String ticket) {
+		return replica.getBean(LlmGateway.class).deferred(ticket).block(Duration.ofSeconds(5)).durable();
 	}
 
 	private static DeferredResult.State state(ApplicationContext replica, String ticket) {

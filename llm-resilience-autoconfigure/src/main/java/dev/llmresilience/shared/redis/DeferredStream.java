@@ -14,9 +14,11 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * The deferred queue's commands on Redis: under the prefix, {@code deferred} is the stream (one
- * message, {@code ticket}, per pending request) with the consumer group {@value #GROUP}, and
- * {@code deferred:<ticket>} each request's hash ({@code state}, {@code json}). Each step that
- * touches both is one script.
+ * message, {@code key}, per pending request) with the consumer group {@value #GROUP}, and
+ * {@code deferred:<digest>} each request's hash ({@code state}, {@code ticket}, {@code json},
+ * {@code id}; {@code by} and {@code reason} once ended), named by its {@link TicketDigest}. Each step
+ * that touches both is one script. A request taken off the stream comes as four values:
+ * {@code id, digest, ticket, json}.
  */
 final class DeferredStream {
 
@@ -48,30 +50,40 @@ final class DeferredStream {
 
 	/**
 	 * Queue a pending request and take the oldest one nobody has taken (usually this one):
-	 * {@code count, id, json}, or {@code count} alone when there was none to take.
+	 * {@code count, id, digest, ticket, json}, or {@code count} alone when there was none to take.
+	 * Sent again after a lost reply, it adds nothing, and hands the request again if the first add
+	 * handed it to this replica.
 	 */
 	Mono<List> add(String ticket, String json) {
-		return this.fleet.script(ADD, List.of(entry(ticket), this.stream), ticket, json, GROUP, this.fleet.replica(),
-				this.fleet.key("deferred:"));
+		String digest = TicketDigest.of(ticket);
+		return this.fleet.script(ADD, List.of(entry(digest), this.stream), digest, json, GROUP, this.fleet.replica(),
+				this.fleet.key("deferred:"), ticket);
 	}
 
 	/** Keep a pending request's attempts. */
 	Mono<Long> save(String ticket, String json) {
-		return this.fleet.script(SAVE, List.of(entry(ticket)), json);
+		return this.fleet.script(SAVE, List.of(entry(TicketDigest.of(ticket))), json);
 	}
 
-	/** End a request (and drop its message, if it has one); the reply is 1 if this end counts. */
-	Mono<Long> end(String ticket, String state, String json, String id) {
-		return this.fleet.script(END, List.of(entry(ticket), this.stream), state, json, this.retention.toMillis(), GROUP,
-				id, this.fleet.replica());
+	/**
+	 * End a request (and drop its message, if it has one); the reply is 1 if this end counts.
+	 * @param digest the request's digest
+	 * @param state COMPLETED or FAILED
+	 * @param json the ended entry, or empty to drop the one kept (it could not be read)
+	 * @param id its message on the stream, or empty for none
+	 * @param reason why it failed, or empty
+	 */
+	Mono<Long> end(String digest, String state, String json, String id, String reason) {
+		return this.fleet.script(END, List.of(entry(digest), this.stream), state, json, this.retention.toMillis(), GROUP,
+				id, this.fleet.replica(), reason);
 	}
 
-	/** New requests for this replica: {@code id, json, ...}. */
+	/** New requests for this replica: {@code id, digest, ticket, json, ...}. */
 	Mono<List> poll(int count) {
 		return this.fleet.script(POLL, List.of(this.stream), GROUP, this.fleet.replica(), count, this.fleet.key("deferred:"));
 	}
 
-	/** The pending requests of replicas that are gone, now this replica's: {@code id, json, ...}. */
+	/** The pending requests of replicas that are gone, now this replica's: {@code id, digest, ticket, json, ...}. */
 	Mono<List> reclaim() {
 		return this.fleet.script(RECLAIM, List.of(this.stream, this.fleet.key("replicas")), GROUP, this.fleet.replica(),
 				this.fleet.settings().replicaTimeout().toMillis(), 100, this.fleet.key("deferred:"));
@@ -90,13 +102,20 @@ final class DeferredStream {
 		return this.fleet.command(() -> this.fleet.redis().opsForStream().size(this.stream));
 	}
 
-	/** A field of a request's hash ({@code state} or {@code json}), empty when there is no such request. */
+	/** A field of a request's hash, empty when there is no such request (or field). */
 	Mono<String> field(String ticket, String field) {
-		return this.fleet.command(() -> this.fleet.redis().<String, String>opsForHash().get(entry(ticket), field));
+		return this.fleet
+			.command(() -> this.fleet.redis().<String, String>opsForHash().get(entry(TicketDigest.of(ticket)), field));
 	}
 
-	private String entry(String ticket) {
-		return this.fleet.key("deferred:" + ticket);
+	/** Fields of a request's hash, in order, each {@code null} when absent. */
+	Mono<List<String>> fields(String ticket, List<String> fields) {
+		return this.fleet.command(
+				() -> this.fleet.redis().<String, String>opsForHash().multiGet(entry(TicketDigest.of(ticket)), fields));
+	}
+
+	private String entry(String digest) {
+		return this.fleet.key("deferred:" + digest);
 	}
 
 }

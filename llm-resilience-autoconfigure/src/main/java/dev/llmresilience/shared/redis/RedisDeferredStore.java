@@ -17,18 +17,23 @@ import reactor.core.publisher.Mono;
 
 /**
  * The deferred queue on a Redis Stream with one consumer group: each request's entry is a hash
- * (its state and JSON), its ticket a message on the stream. The group hands each new message to
- * one replica, which runs the request when due and holds the message until the request ends; the
- * messages of a replica that stops heartbeating (a crash, a kill -9, a partition) are taken over
- * by another one, atomically ({@code deferred-reclaim.lua}). An end counts only if no replica ended
- * the request first ({@code deferred-end.lua}), and only then is its event published, on the
- * replica that ended it: each request completes once, although a replica cut off from Redis may
- * have made an attempt that another one repeats.
+ * (its state and JSON) named by its ticket's digest, and a message on the stream. The group hands
+ * each new message to one replica, which runs the request when due and holds the message until the
+ * request ends; the messages of a replica that stops heartbeating (a crash, a kill -9, a partition)
+ * are taken over by another one, atomically ({@code deferred-reclaim.lua}). An end counts only if no
+ * replica ended the request first ({@code deferred-end.lua}), and only then is its event published,
+ * on the replica that ended it: each request completes once, although a replica cut off from Redis
+ * may have made an attempt that another one repeats.
  *
- * <p>While Redis is unavailable, new requests are run by the replica that took them and moved to
- * Redis (attempts and all) when it is back; ends are recorded, and events published, once known to
- * count. Lost: such a request if its replica dies before Redis is back; and, if Redis loses its
- * data, requests on the stream no replica had taken yet (each replica adds back the ones it holds).
+ * <p>A new request's ticket is given once Redis has acknowledged its entry ({@link #add}); when
+ * Redis is unavailable, or does not answer within the command timeout, it is held here and reported
+ * {@code durable: false}. One that Redis is known not to have (it was unavailable) is run here and
+ * moved to Redis when it is back; one whose add may have reached Redis (the reply was lost) is not
+ * run anywhere until the add, sent again (it is idempotent), says where it is. An entry that cannot
+ * be read ends FAILED on its own. While Redis is unavailable, ends are recorded, and events
+ * published, once known to count. Lost: a request held here if its replica dies before Redis is
+ * back; and, if Redis loses its data, requests on the stream no replica had taken yet (each replica
+ * adds back the ones it holds).
  */
 public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
@@ -36,15 +41,21 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	private static final int BATCH = 32;
 
-	private final RedisFleet fleet;
+	/** A request taken off the stream: its message id, digest, ticket and JSON. */
+	private static final int TAKEN = 4;
 
 	private final DeferredStream redis;
+
+	private final RedisFleet fleet;
 
 	private final DeferredCodec codec = new DeferredCodec();
 
 	private final Map<String, Held> held = new ConcurrentHashMap<>();
 
 	private final Set<String> pushing = ConcurrentHashMap.newKeySet();
+
+	/** Unreadable entries taken here whose FAILED end Redis has not acknowledged yet, by digest. */
+	private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
 
 	private volatile @Nullable Runner runner;
 
@@ -54,15 +65,29 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	private volatile boolean grouped;
 
 	/**
-	 * An entry this replica holds: taken here and not yet in Redis, run here (with its message id),
-	 * or ended here and not yet recorded in Redis (with what to do once its end counts).
+	 * An entry this replica holds: taken here and not yet in Redis (run here unless {@code unsure}:
+	 * its add may have reached Redis), run here (with its message id), or ended here and not yet
+	 * recorded in Redis (with what to do once its end counts).
 	 */
-	private record Held(DeferredEntry entry, boolean inRedis, @Nullable String id, @Nullable Runnable won) {
+	private record Held(DeferredEntry entry, boolean inRedis, @Nullable String id, @Nullable Runnable won,
+			boolean unsure) {
+
+		static Held local(DeferredEntry entry) {
+			return new Held(entry, false, null, null, false);
+		}
 
 		boolean isPending() {
 			return this.entry.state() == DeferredResult.State.PENDING;
 		}
 
+		boolean isLocalPending() {
+			return isPending() && !this.inRedis;
+		}
+
+	}
+
+	/** An entry that could not be read, to be ended FAILED. */
+	private record Unreadable(String id, String ticket, String reason) {
 	}
 
 	/**
@@ -88,20 +113,21 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	}
 
 	@Override
-	public void add(DeferredEntry entry) {
-		this.held.put(entry.ticket(), new Held(entry, false, null, null));
-		if (this.fleet.isAvailable() && this.grouped) {
-			push(entry.ticket());
-		}
-		else {
+	public Mono<Boolean> add(DeferredEntry entry) {
+		return Mono.defer(() -> {
+			this.held.put(entry.ticket(), Held.local(entry));
+			if (this.fleet.isAvailable() && this.grouped) {
+				return push(entry.ticket());
+			}
 			runHere(entry.ticket());
-		}
+			return Mono.just(false);
+		});
 	}
 
 	@Override
 	public void save(DeferredEntry entry) {
-		Held now = this.held.compute(entry.ticket(),
-				(ticket, old) -> (old != null) ? new Held(entry, old.inRedis, old.id, null) : new Held(entry, false, null, null));
+		Held now = this.held.compute(entry.ticket(), (ticket, old) -> (old != null)
+				? new Held(entry, old.inRedis, old.id, null, old.unsure) : Held.local(entry));
 		if (now.inRedis && this.fleet.isAvailable()) {
 			this.redis.save(entry.ticket(), this.codec.write(entry)).subscribe(null, (error) -> { });
 		}
@@ -112,11 +138,11 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		Held before = this.held.get(entry.ticket());
 		if (before == null || !before.inRedis) {
 			// no other replica can have it: it counts; Redis learns of it (for lookups) when it can
-			this.held.put(entry.ticket(), new Held(entry, false, null, null));
+			this.held.put(entry.ticket(), Held.local(entry));
 			won.run();
 		}
 		else {
-			this.held.put(entry.ticket(), new Held(entry, true, before.id, won));
+			this.held.put(entry.ticket(), new Held(entry, true, before.id, won, false));
 		}
 		if (this.fleet.isAvailable()) {
 			record(entry.ticket());
@@ -129,17 +155,36 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	}
 
 	@Override
-	public Mono<DeferredEntry> lookup(String ticket) {
+	public Mono<DeferredResult> lookup(String ticket) {
 		Held here = this.held.get(ticket);
 		if (here != null) {
-			return Mono.just(here.entry);
+			return Mono.just(here.entry.toResult(here.inRedis));
 		}
 		if (!this.fleet.isAvailable()) {
 			return Mono.empty();
 		}
-		return this.redis.field(ticket, "json")
-			.map(this.codec::read)
+		return this.redis.fields(ticket, List.of("state", "json", "reason"))
+			.flatMap((fields) -> Mono.justOrEmpty(stored(ticket, fields)))
 			.onErrorResume((error) -> Mono.empty());
+	}
+
+	/** A request's state from its hash; one whose JSON cannot be read reports its state and reason alone. */
+	private Optional<DeferredResult> stored(String ticket, List<String> fields) {
+		String state = fields.get(0);
+		if (state == null) {
+			return Optional.empty();
+		}
+		try {
+			return Optional.of(read(fields.get(1), TicketDigest.of(ticket)).toResult(true));
+		}
+		catch (RuntimeException ex) {
+			for (DeferredResult.State known : DeferredResult.State.values()) {
+				if (known.name().equals(state)) {
+					return Optional.of(new DeferredResult(ticket, known, null, fields.get(2), true));
+				}
+			}
+			return Optional.empty();
+		}
 	}
 
 	@Override
@@ -149,27 +194,42 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	@Override
 	public int pendingCount() {
-		return this.fleetPending + (int) this.held.values().stream().filter((h) -> h.isPending() && !h.inRedis).count();
+		return this.fleetPending + notDurableCount();
 	}
 
-	private void push(String ticket) {
+	@Override
+	public int notDurableCount() {
+		return (int) this.held.values().stream().filter(Held::isLocalPending).count();
+	}
+
+	/**
+	 * Send a request held here to Redis. Until the reply it is {@code unsure}: a reply that does
+	 * not come (a timeout, a dropped connection) leaves it so, not run here, until the add sent again
+	 * at a heartbeat tells where it is.
+	 * @return true once Redis has it, false if the reply did not come
+	 */
+	private Mono<Boolean> push(String ticket) {
 		Held taken = this.held.get(ticket);
 		if (taken == null || taken.inRedis || !taken.isPending() || !this.pushing.add(ticket)) {
-			return;
+			return Mono.just(false);
 		}
-		this.redis.add(ticket, this.codec.write(taken.entry))
-			.doFinally((signal) -> this.pushing.remove(ticket))
-			.subscribe((reply) -> {
-				this.held.remove(ticket, taken);
-				this.fleetPending = ((Number) reply.get(0)).intValue();
-				adopt(reply.subList(1, reply.size()));
-			}, (error) -> runHere(ticket));
+		Held sent = new Held(taken.entry, false, null, null, true);
+		if (!this.held.replace(ticket, taken, sent)) {
+			this.pushing.remove(ticket);
+			return Mono.just(false);
+		}
+		return this.redis.add(ticket, this.codec.write(sent.entry)).map((reply) -> {
+			this.held.remove(ticket, sent);
+			this.fleetPending = ((Number) reply.get(0)).intValue();
+			adopt(reply.subList(1, reply.size()));
+			return true;
+		}).onErrorResume((error) -> Mono.just(false)).doFinally((signal) -> this.pushing.remove(ticket));
 	}
 
 	private void runHere(String ticket) {
 		Held taken = this.held.get(ticket);
 		Runner here = this.runner;
-		if (here != null && taken != null && !taken.inRedis && taken.isPending()) {
+		if (here != null && taken != null && taken.isLocalPending() && !taken.unsure) {
 			here.run(taken.entry);
 		}
 	}
@@ -180,7 +240,10 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		if (ended == null || ended.isPending()) {
 			return;
 		}
-		this.redis.end(ticket, ended.entry.state().name(), this.codec.write(ended.entry), (ended.id != null) ? ended.id : "")
+		String reason = (ended.entry.reason() != null) ? ended.entry.reason() : "";
+		this.redis
+			.end(TicketDigest.of(ticket), ended.entry.state().name(), this.codec.write(ended.entry),
+					(ended.id != null) ? ended.id : "", reason)
 			.subscribe((counts) -> {
 				if (this.held.remove(ticket, ended) && counts == 1 && ended.won != null) {
 					ended.won.run();
@@ -208,20 +271,76 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		}
 	}
 
+	/**
+	 * Run what Redis handed to this replica. Each entry on its own: one that cannot be read ends
+	 * FAILED, and the others are run all the same.
+	 * @return how many were handed
+	 */
 	private int adopt(List<?> taken) {
 		Runner here = this.runner;
-		for (int i = 0; here != null && i + 1 < taken.size(); i += 2) {
-			DeferredEntry entry = this.codec.read(String.valueOf(taken.get(i + 1)));
-			this.held.put(entry.ticket(), new Held(entry, true, String.valueOf(taken.get(i)), null));
-			here.run(entry);
+		int count = 0;
+		for (int i = 0; here != null && i + TAKEN <= taken.size(); i += TAKEN) {
+			count++;
+			String id = String.valueOf(taken.get(i));
+			String digest = String.valueOf(taken.get(i + 1));
+			DeferredEntry entry;
+			try {
+				entry = read(String.valueOf(taken.get(i + 3)), digest);
+			}
+			catch (RuntimeException ex) {
+				this.unreadable.put(digest, new Unreadable(id, String.valueOf(taken.get(i + 2)),
+						"Its entry in Redis could not be read: " + ex.getMessage()));
+				endUnreadable(digest);
+				continue;
+			}
+			this.held.put(entry.ticket(), new Held(entry, true, id, null, false));
+			try {
+				here.run(entry);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not run a deferred request taken from Redis: " + ex, ex);
+			}
 		}
-		return taken.size() / 2;
+		return count;
+	}
+
+	/** An entry as Redis keeps it, if it is the one its key names. */
+	private DeferredEntry read(@Nullable String json, String digest) {
+		if (json == null || json.isEmpty()) {
+			throw new IllegalArgumentException("it has no JSON");
+		}
+		DeferredEntry entry = this.codec.read(json);
+		if (!TicketDigest.of(entry.ticket()).equals(digest)) {
+			throw new IllegalArgumentException("its ticket is not the one its key names");
+		}
+		return entry;
+	}
+
+	/** End an unreadable entry FAILED; its event follows if this end counts (again at a heartbeat if Redis did not answer). */
+	private void endUnreadable(String digest) {
+		Unreadable entry = this.unreadable.get(digest);
+		if (entry == null) {
+			return;
+		}
+		this.redis.end(digest, DeferredResult.State.FAILED.name(), "", entry.id, entry.reason).subscribe((counts) -> {
+			Runner here = this.runner;
+			if (!this.unreadable.remove(digest, entry) || counts != 1 || here == null) {
+				return;
+			}
+			if (TicketDigest.of(entry.ticket).equals(digest)) {
+				here.failed(entry.ticket, entry.reason);
+			}
+			else {
+				logger.warn("A deferred request's entry in Redis could not be read, nor its ticket: it ended FAILED "
+						+ "without an event");
+			}
+		}, (error) -> { });
 	}
 
 	/**
 	 * Each heartbeat: what this replica took or ended while Redis was unavailable (an entry whose
-	 * attempt is under way waits for the next one), new requests, requests of replicas that are
-	 * gone, and the fleet's count.
+	 * attempt is under way waits for the next one) or whose add's reply was lost, new requests,
+	 * requests of replicas that are gone, and the fleet's count.
 	 */
 	private void tick() {
 		if (!this.grouped) {
@@ -234,9 +353,10 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 				record(ticket);
 			}
 			else if (!kept.inRedis && !this.pushing.contains(ticket) && here != null && here.release(ticket)) {
-				push(ticket);
+				push(ticket).subscribe();
 			}
 		});
+		this.unreadable.keySet().forEach(this::endUnreadable);
 		poll();
 		this.redis.reclaim().subscribe((taken) -> {
 			int count = adopt(taken);
@@ -265,20 +385,15 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		});
 	}
 
+	/**
+	 * A request this replica ran is no longer its own on the stream: held back, unrun, and added
+	 * again at the next heartbeat, which adds nothing if Redis still has it (another replica took it
+	 * over) and adds it back if Redis lost it.
+	 */
 	private void recheck(String ticket, Held kept) {
 		Runner here = this.runner;
-		if (here != null && here.release(ticket) && this.held.remove(ticket, kept)) {
-			this.redis.field(ticket, "state")
-				.defaultIfEmpty("")
-				.subscribe((state) -> {
-					if (state.isEmpty()) {
-						this.held.put(ticket, new Held(kept.entry, false, null, null));
-						push(ticket);
-					}
-				}, (error) -> {
-					this.held.putIfAbsent(ticket, new Held(kept.entry, false, null, null));
-					runHere(ticket);
-				});
+		if (here != null && here.release(ticket)) {
+			this.held.replace(ticket, kept, new Held(kept.entry, false, null, null, true));
 		}
 	}
 
@@ -289,9 +404,10 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		long lost = this.held.values().stream().filter((h) -> h.isPending() && !h.inRedis).count();
+		long lost = notDurableCount();
 		if (lost > 0) {
-			logger.warn(lost + " deferred LLM request(s) taken while Redis was unavailable are lost with this replica");
+			logger.warn(lost + " deferred LLM request(s) taken while Redis was unavailable or had not acknowledged "
+					+ "them are lost with this replica, unless Redis has them");
 		}
 	}
 

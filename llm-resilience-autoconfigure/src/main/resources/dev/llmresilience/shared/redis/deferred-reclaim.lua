@@ -3,7 +3,7 @@
 -- KEYS[1] the stream, KEYS[2] the replicas (sorted set of last heartbeats)
 -- ARGV[1] group, ARGV[2] this replica, ARGV[3] how long a replica may go unheard (ms, by Redis's clock),
 -- ARGV[4] how many per replica, ARGV[5] entry key prefix
--- Returns {id, json, ...} of the pending requests taken over.
+-- Returns {id, digest, ticket, json, ...} of the pending requests taken over.
 local time = redis.call('TIME')
 local gone = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) - tonumber(ARGV[3])
 local taken = {}
@@ -26,7 +26,9 @@ for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
           -- deleted from the stream while pending: nothing to take over
         elseif redis.call('HGET', entry, 'state') == 'PENDING' then
           table.insert(taken, message[1])
-          table.insert(taken, redis.call('HGET', entry, 'json'))
+          table.insert(taken, message[2][2])
+          table.insert(taken, redis.call('HGET', entry, 'ticket') or '')
+          table.insert(taken, redis.call('HGET', entry, 'json') or '')
         else
           redis.call('XACK', KEYS[1], ARGV[1], message[1])
           redis.call('XDEL', KEYS[1], message[1])
