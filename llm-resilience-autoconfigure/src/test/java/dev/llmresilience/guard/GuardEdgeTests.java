@@ -31,8 +31,9 @@ class GuardEdgeTests {
 		CallVolumeGuard guard = new CallVolumeGuard(5, counter);
 		assertThat(guard.tryAcquire()).isTrue();
 		counter.permits = false;
-		assertThat(guard.tryAcquire()).isFalse();
-		assertThat(guard.tryAcquire()).isFalse();
+		for (int i = 0; i < 3; i++) {
+			assertThat(guard.tryAcquire()).isFalse();
+		}
 		assertThat(guard.trips()).as("one trip however many refusals in the window").isOne();
 		counter.permits = true;
 		assertThat(guard.tryAcquire()).isTrue();
