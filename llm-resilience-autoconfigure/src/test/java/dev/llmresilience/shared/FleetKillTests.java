@@ -32,8 +32,8 @@ import static org.awaitility.Awaitility.await;
  * counted in Redis and the child died before its listeners ran, so the request ended once and no
  * replica published its event ({@link Outcome#eventDiedWithWinner()}).
  *
- * <p>{@code -Dllm.kill.runs} sets the number of runs (20, what fits in about four minutes on a
- * busy two-core machine; {@code -Dllm.kill.runs=50} for the full proof), {@code -Dllm.kill.seed} replays the
+ * <p>{@code -Dllm.kill.runs} sets the number of runs (50: about 90 s on a two-core machine that is
+ * not shared; fewer for a quick look on a busy one), {@code -Dllm.kill.seed} replays the
  * kill points of a failed run (each run prints its seed). A child is started, and warms its JVM,
  * while the run before it is being taken over, and the classes children load are archived
  * once (CDS) and mapped by every child: see docs/reliability.md for the times measured.
@@ -42,7 +42,7 @@ class FleetKillTests {
 
 	private static final String PREFIX = "llm:kill:";
 
-	private static final int RUNS = Integer.getInteger("llm.kill.runs", 20);
+	private static final int RUNS = Integer.getInteger("llm.kill.runs", 50);
 
 	private static final long SEED = Long.getLong("llm.kill.seed", System.nanoTime());
 
