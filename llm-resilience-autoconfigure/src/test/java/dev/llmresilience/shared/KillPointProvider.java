@@ -1,6 +1,5 @@
 package dev.llmresilience.shared;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -10,7 +9,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.support.Answers;
+import dev.llmresilience.support.RawHttpServer;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -91,11 +90,11 @@ final class KillPointProvider implements AutoCloseable {
 	private void serve(Socket socket) {
 		try (socket) {
 			InputStream in = socket.getInputStream();
-			String head = readHead(in);
+			String head = RawHttpServer.readHead(in);
 			if (head == null) {
 				return;
 			}
-			String body = new String(in.readNBytes(contentLength(head)), StandardCharsets.UTF_8);
+			String body = new String(in.readNBytes(RawHttpServer.contentLength(head)), StandardCharsets.UTF_8);
 			String path = head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
 			String prompt = mapper.readTree(body).get("messages").get(0).get("content").asString();
 			OutputStream out = socket.getOutputStream();
@@ -143,29 +142,6 @@ final class KillPointProvider implements AutoCloseable {
 		out.write(head.getBytes(StandardCharsets.ISO_8859_1));
 		out.write(bytes);
 		out.flush();
-	}
-
-	private static String readHead(InputStream in) throws IOException {
-		ByteArrayOutputStream head = new ByteArrayOutputStream();
-		int matched = 0;
-		byte[] end = { '\r', '\n', '\r', '\n' };
-		for (int next = in.read(); next != -1; next = in.read()) {
-			head.write(next);
-			matched = (next == end[matched]) ? matched + 1 : ((next == '\r') ? 1 : 0);
-			if (matched == end.length) {
-				return head.toString(StandardCharsets.ISO_8859_1);
-			}
-		}
-		return null;
-	}
-
-	private static int contentLength(String head) {
-		for (String line : head.split("\r\n")) {
-			if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-				return Integer.parseInt(line.substring("content-length:".length()).trim());
-			}
-		}
-		return 0;
 	}
 
 	@Override

@@ -110,7 +110,13 @@ public final class RawHttpServer implements AutoCloseable {
 		}
 	}
 
-	private static String readHead(InputStream in) throws IOException {
+	/**
+	 * Read a request's head, up to and with its blank line.
+	 * @param in the connection's input
+	 * @return the head, or {@code null} when the connection ended first
+	 * @throws IOException when reading fails
+	 */
+	public static String readHead(InputStream in) throws IOException {
 		ByteArrayOutputStream head = new ByteArrayOutputStream();
 		int matched = 0;
 		byte[] end = { '\r', '\n', '\r', '\n' };
@@ -125,7 +131,12 @@ public final class RawHttpServer implements AutoCloseable {
 		return null;
 	}
 
-	private static int contentLength(String head) {
+	/**
+	 * A request head's {@code Content-Length}.
+	 * @param head the head
+	 * @return its value, 0 without one
+	 */
+	public static int contentLength(String head) {
 		for (String line : head.split("\r\n")) {
 			if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
 				return Integer.parseInt(line.substring("content-length:".length()).trim());
