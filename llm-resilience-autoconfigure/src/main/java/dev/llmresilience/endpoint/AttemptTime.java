@@ -9,6 +9,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
+import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.scheduler.Scheduler;
 
@@ -82,6 +83,20 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 		};
 	}
 
+	/**
+	 * The wait before a retry that the classifier asks for, where it asks for one still to come: a
+	 * zero or negative wait (a user's classifier may give one) leaves the backoff in force, so
+	 * retries never follow each other back to back. What the retry waits and what the deadline check
+	 * reserves both read it here.
+	 * @param classifier the failure rules
+	 * @param error the attempt's failure
+	 * @return the wait, or {@code null} for the backoff
+	 */
+	static @Nullable Duration waitAskedFor(FailureClassifier classifier, Throwable error) {
+		Duration wait = classifier.retryAfter(error);
+		return (wait != null && wait.compareTo(Duration.ZERO) > 0) ? wait : null;
+	}
+
 	// No retry that the call's deadline cannot fit, its wait and its own bound included: the time is
 	// better left to the route's next endpoint, which is tried with whatever is left.
 	Throwable withinDeadline(Throwable error, int number, long now) {
@@ -91,8 +106,8 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 			return error;
 		}
 		EndpointSettings.RetrySettings retry = this.settings.retry();
-		Duration retryAfter = this.classifier.retryAfter(error);
-		long waitMillis = (retryAfter != null && retryAfter.compareTo(Duration.ZERO) > 0) ? retryAfter.toMillis()
+		Duration retryAfter = waitAskedFor(this.classifier, error);
+		long waitMillis = (retryAfter != null) ? retryAfter.toMillis()
 				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(number) * (1 + retry.jitter())));
 		Duration bound = (this.exposure == EndpointAttempt.Exposure.STREAM && this.streaming)
 				? this.settings.firstTokenTimeout() : timeout();

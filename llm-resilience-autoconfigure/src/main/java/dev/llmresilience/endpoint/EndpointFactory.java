@@ -157,8 +157,8 @@ public final class EndpointFactory {
 	RetryConfig retryConfig(EndpointSettings.RetrySettings settings) {
 		FailureClassifier rules = this.classifier;
 		IntervalBiFunction<Object> interval = (retryNumber, result) -> {
-			Duration retryAfter = result.isLeft() ? rules.retryAfter(result.getLeft()) : null;
-			if (retryAfter != null && retryAfter.compareTo(Duration.ZERO) > 0) {
+			Duration retryAfter = result.isLeft() ? AttemptTime.waitAskedFor(rules, result.getLeft()) : null;
+			if (retryAfter != null) {
 				return retryAfter.toMillis();
 			}
 			double spread = settings.jitter() * (2 * this.random.getAsDouble() - 1);
