@@ -39,6 +39,11 @@ public final class BlockHoundAllowList implements BlockHoundIntegration {
 		// (the guard's timeout is zero).
 		builder.allowBlockingCallsInside("io.github.resilience4j.ratelimiter.internal.AtomicRateLimiter",
 				"compareAndSet");
+		// Caffeine's eviction lock, taken after a write to drain its buffers of bookkeeping (an
+		// in-memory policy update, no I/O, no user code): a writer that finds it taken waits for another
+		// thread's drain, with tryLock and a bound. Seen as Unsafe#park from BoundedLocalCache.lock, under
+		// the hammer test, from the fallback cache's put.
+		builder.allowBlockingCallsInside("com.github.benmanes.caffeine.cache.BoundedLocalCache", "lock");
 	}
 
 	/** Applied after the libraries' integrations, so that this callback is the one in force. */
