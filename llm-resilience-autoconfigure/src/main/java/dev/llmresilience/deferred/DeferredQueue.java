@@ -35,7 +35,8 @@ import org.springframework.context.ApplicationEventPublisher;
  *
  * <p>Over a {@link DeferredStore#isShared() shared} store the replicas form one queue: the store
  * decides which replica runs each request, the capacity and {@link #pending()} are the fleet's, and
- * each request's event is published once, by the replica whose end of it counted.
+ * each request ends once; its event is published by the replica whose end counted, or, if that
+ * replica dies before it could, by the one that takes its requests over (at least once).
  */
 public final class DeferredQueue implements AutoCloseable {
 
@@ -324,6 +325,18 @@ public final class DeferredQueue implements AutoCloseable {
 		public void failed(String ticket, String reason) {
 			DeferredQueue.this.failed.incrementAndGet();
 			publish(new DeferredRequestFailedEvent(DeferredQueue.this, ticket, reason));
+		}
+
+		@Override
+		public void ended(DeferredEntry entry) {
+			ChatResponse answer = entry.response();
+			if (entry.state() == DeferredResult.State.COMPLETED && answer != null) {
+				completed.incrementAndGet();
+				publish(new DeferredRequestCompletedEvent(DeferredQueue.this, entry.ticket(), answer));
+			}
+			else if (entry.state() == DeferredResult.State.FAILED) {
+				failed(entry.ticket(), (entry.reason() != null) ? entry.reason() : "Failed on a replica that is gone");
+			}
 		}
 
 	}

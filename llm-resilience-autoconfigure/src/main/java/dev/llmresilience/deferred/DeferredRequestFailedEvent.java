@@ -4,6 +4,12 @@ import org.springframework.context.ApplicationEvent;
 
 /**
  * A deferred request gave up after its attempts, or was refused by every endpoint.
+ *
+ * <p>Published once per request on one instance. Over a shared store (Redis) it is published at
+ * least once: by the replica whose end of the request counted, or, if that replica dies before it
+ * could, by the one that takes its requests over; in the rare case that a replica dies just after
+ * it published, the event comes twice, so a listener that acts on it should be idempotent by
+ * ticket.
  */
 public class DeferredRequestFailedEvent extends ApplicationEvent {
 

@@ -106,7 +106,9 @@ public interface DeferredStore {
 	/**
 	 * Record that a request ended, completed or failed. A shared store calls {@code won} only if
 	 * this replica's end is the one that counts (no other replica ended the request first), possibly
-	 * later, once it could tell; the queue publishes the request's event from it.
+	 * later, once it could tell; the queue publishes the request's event from it. A shared store
+	 * keeps the event due until {@code won} has returned, and has {@link Runner#ended} publish it on
+	 * another replica if this one dies first: at least once.
 	 * @param entry the ended entry
 	 * @param won what to do if this is the request's one end
 	 */
@@ -139,6 +141,14 @@ public interface DeferredStore {
 		 * @param reason why it failed
 		 */
 		void failed(String ticket, String reason);
+
+		/**
+		 * A request that ended on a replica that is gone, before that replica published its event:
+		 * the store took it over, ended. Publishes its event (so an event may come twice, if that
+		 * replica died just after it published and before the store learned of it; never not at all).
+		 * @param entry the ended entry, COMPLETED or FAILED
+		 */
+		void ended(DeferredEntry entry);
 
 	}
 

@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code EVALSHA}, or a line of its body in {@code EVAL}) is forwarded to Redis, which runs it, but
  * from then on nothing Redis sends on that connection reaches the client, and the connection is
  * closed once Redis has answered: the client sees its connection lost, not the reply. Every other
- * byte goes through untouched, and new connections (the client reconnecting) are forwarded again.
+ * byte goes through untouched, and new connections (the client reconnecting) are forwarded again,
+ * unless the loss also {@link #loseReplyAndPartition partitions} the client from Redis: then every
+ * connection is cut with the reply, and new ones are closed as they come, until {@link #heal}.
  */
 final class RedisFaultProxy implements AutoCloseable {
 
@@ -44,6 +46,14 @@ final class RedisFaultProxy implements AutoCloseable {
 
 	private final AtomicInteger lost = new AtomicInteger();
 
+	/** Commands forwarded that carry a watched marker, by marker. */
+	private final java.util.Map<String, AtomicInteger> watched = new java.util.concurrent.ConcurrentHashMap<>();
+
+	/** Whether the armed loss cuts the client off from Redis too. */
+	private volatile boolean partitionOnLoss;
+
+	private volatile boolean partitioned;
+
 	RedisFaultProxy(int redisPort) {
 		try {
 			this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -64,7 +74,46 @@ final class RedisFaultProxy implements AutoCloseable {
 	 * @param markers strings of the command, e.g. a script's SHA-1 and a line of its body
 	 */
 	void loseReplyTo(String... markers) {
+		this.partitionOnLoss = false;
 		this.armed.set(List.of(markers).stream().map((marker) -> marker.getBytes(StandardCharsets.UTF_8)).toList());
+	}
+
+	/**
+	 * Lose the reply to the next command that carries any of these markers, and from then on cut
+	 * the client off from Redis (its connections closed, new ones refused) until {@link #heal}: as
+	 * seen from Redis and the other replicas, the client died the moment its command ran.
+	 * @param markers strings of the command
+	 */
+	void loseReplyAndPartition(String... markers) {
+		loseReplyTo(markers);
+		this.partitionOnLoss = true;
+	}
+
+	/** Whether the client is cut off from Redis. */
+	boolean partitioned() {
+		return this.partitioned;
+	}
+
+	/**
+	 * Count the reads forwarded to Redis that carry this marker, e.g. a script's SHA-1.
+	 * @param marker a string of the command
+	 */
+	void watch(String marker) {
+		this.watched.putIfAbsent(marker, new AtomicInteger());
+	}
+
+	/**
+	 * How many reads forwarded to Redis carried a watched marker so far.
+	 * @param marker the marker
+	 * @return the count (a marker split across two reads may count twice)
+	 */
+	int seen(String marker) {
+		return this.watched.getOrDefault(marker, new AtomicInteger()).get();
+	}
+
+	/** Let the client reach Redis again. */
+	void heal() {
+		this.partitioned = false;
 	}
 
 	/**
@@ -79,6 +128,10 @@ final class RedisFaultProxy implements AutoCloseable {
 		while (!this.server.isClosed()) {
 			try {
 				Socket client = this.server.accept();
+				if (this.partitioned) {
+					closeQuietly(client);
+					continue;
+				}
 				Socket redis = new Socket(InetAddress.getLoopbackAddress(), this.redisPort);
 				client.setTcpNoDelay(true);
 				redis.setTcpNoDelay(true);
@@ -142,6 +195,11 @@ final class RedisFaultProxy implements AutoCloseable {
 							&& RedisFaultProxy.this.armed.compareAndSet(markers, null)) {
 						this.cutting = true;
 					}
+					RedisFaultProxy.this.watched.forEach((marker, count) -> {
+						if (contains(seen, marker.getBytes(StandardCharsets.UTF_8))) {
+							count.incrementAndGet();
+						}
+					});
 					out.write(buffer, 0, read);
 					out.flush();
 					window = tail(seen, 256);
@@ -161,6 +219,10 @@ final class RedisFaultProxy implements AutoCloseable {
 				for (int read = in.read(buffer); read >= 0; read = in.read(buffer)) {
 					if (this.cutting) {
 						// Redis has answered the marked command (replies come in order): the client gets none of it
+						if (RedisFaultProxy.this.partitionOnLoss) {
+							RedisFaultProxy.this.partitioned = true;
+							RedisFaultProxy.this.sockets.forEach(RedisFaultProxy::closeQuietly);
+						}
 						RedisFaultProxy.this.lost.incrementAndGet();
 						this.redis.setSoTimeout((int) QUIET_MILLIS);
 						drainUntilQuiet(in, buffer);

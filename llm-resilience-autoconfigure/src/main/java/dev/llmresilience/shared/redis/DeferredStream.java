@@ -16,7 +16,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * The deferred queue's commands on Redis: under the prefix, {@code deferred} is the stream (one
  * message, {@code key}, per pending request) with the consumer group {@value #GROUP}, and
  * {@code deferred:<digest>} each request's hash ({@code state}, {@code ticket}, {@code json},
- * {@code id}; {@code by} and {@code reason} once ended), named by its {@link TicketDigest}. Each step
+ * {@code id}; {@code by} and {@code reason} once ended, and {@code event}, the message's id, while the
+ * event of an end that counted is still to be published), named by its {@link TicketDigest}. Each step
  * that touches both is one script. A request taken off the stream comes as four values:
  * {@code id, digest, ticket, json}.
  */
@@ -29,6 +30,8 @@ final class DeferredStream {
 	private static final RedisScript<Long> SAVE = RedisScripts.load("deferred-save", Long.class);
 
 	private static final RedisScript<Long> END = RedisScripts.load("deferred-end", Long.class);
+
+	private static final RedisScript<Long> EVENTED = RedisScripts.load("deferred-evented", Long.class);
 
 	private static final RedisScript<Long> MAKE_GROUP = RedisScripts.load("deferred-group", Long.class);
 
@@ -66,7 +69,9 @@ final class DeferredStream {
 	}
 
 	/**
-	 * End a request (and drop its message, if it has one); the reply is 1 if this end counts.
+	 * End a request; the reply is 1 if this end counts, 0 if another replica's did, 2 if this one's
+	 * did and its event is out already (published by a replica that took the request over). The
+	 * message of an end that counts stays until {@link #evented}.
 	 * @param digest the request's digest
 	 * @param state COMPLETED or FAILED
 	 * @param json the ended entry, or empty to drop the one kept (it could not be read)
@@ -78,12 +83,25 @@ final class DeferredStream {
 				id, this.fleet.replica(), reason);
 	}
 
+	/**
+	 * The event of a request whose end counted here (or that was taken over, ended, from a replica
+	 * that is gone) is published: its message, held until now, leaves the stream.
+	 * @param digest the request's digest
+	 * @param id its message on the stream
+	 */
+	Mono<Long> evented(String digest, String id) {
+		return this.fleet.script(EVENTED, List.of(entry(digest), this.stream), GROUP, id);
+	}
+
 	/** New requests for this replica: {@code id, digest, ticket, json, ...}. */
 	Mono<List> poll(int count) {
 		return this.fleet.script(POLL, List.of(this.stream), GROUP, this.fleet.replica(), count, this.fleet.key("deferred:"));
 	}
 
-	/** The pending requests of replicas that are gone, now this replica's: {@code id, digest, ticket, json, ...}. */
+	/**
+	 * The requests of replicas that are gone, now this replica's: {@code id, digest, ticket, json, ...};
+	 * pending ones, and ended ones whose event their replica had not published.
+	 */
 	Mono<List> reclaim() {
 		return this.fleet.script(RECLAIM, List.of(this.stream, this.fleet.key("replicas")), GROUP, this.fleet.replica(),
 				this.fleet.settings().replicaTimeout().toMillis(), 100, this.fleet.key("deferred:"));

@@ -23,7 +23,10 @@ import reactor.core.publisher.Mono;
  * are taken over by another one, atomically ({@code deferred-reclaim.lua}). An end counts only if no
  * replica ended the request first ({@code deferred-end.lua}), and only then is its event published,
  * on the replica that ended it: each request completes once, although a replica cut off from Redis
- * may have made an attempt that another one repeats.
+ * may have made an attempt that another one repeats. The message of an end that counted stays on
+ * the stream until its event is published ({@code deferred-evented.lua}): a replica that dies in
+ * between leaves it to the one that takes its messages over, which publishes the event. So an event
+ * comes at least once (twice if a replica dies after it published and before Redis heard of it).
  *
  * <p>A new request's ticket is given once Redis has acknowledged its entry ({@link #add}); when
  * Redis is unavailable, or does not answer within the command timeout, it is held here and reported
@@ -53,6 +56,9 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	private final Map<String, Held> held = new ConcurrentHashMap<>();
 
 	private final Set<String> pushing = ConcurrentHashMap.newKeySet();
+
+	/** Ends that counted, whose events are published, and whose messages Redis has not let go yet: ids by digest. */
+	private final Map<String, String> evented = new ConcurrentHashMap<>();
 
 	/** Unreadable entries taken here whose FAILED end Redis has not acknowledged yet, by digest. */
 	private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
@@ -245,13 +251,29 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			.end(TicketDigest.of(ticket), ended.entry.state().name(), this.codec.write(ended.entry),
 					(ended.id != null) ? ended.id : "", reason)
 			.subscribe((counts) -> {
-				if (this.held.remove(ticket, ended) && counts == 1 && ended.won != null) {
-					ended.won.run();
+				boolean mine = this.held.remove(ticket, ended);
+				if (mine && counts == 1) {
+					if (ended.won != null) {
+						ended.won.run();
+					}
+					if (ended.id != null) {
+						published(TicketDigest.of(ticket), ended.id);
+					}
 				}
 				else if (counts == 0) {
 					logger.debug("A deferred request this replica ended had already ended on another replica");
 				}
+				else if (counts == 2) {
+					logger.debug("A deferred request this replica ended was taken over, ended, while this replica "
+							+ "was unheard of, and its event published by the replica that took it");
+				}
 			}, (error) -> { });
+	}
+
+	/** A request's event is out: its message may leave the stream (again at a heartbeat if Redis did not answer). */
+	private void published(String digest, String id) {
+		this.evented.put(digest, id);
+		this.redis.evented(digest, id).subscribe((done) -> this.evented.remove(digest, id), (error) -> { });
 	}
 
 	private void poll() {
@@ -272,7 +294,8 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	}
 
 	/**
-	 * Run what Redis handed to this replica. Each entry on its own: one that cannot be read ends
+	 * Run what Redis handed to this replica, and publish the events of ended requests taken over
+	 * from a replica that died before it did. Each entry on its own: one that cannot be read ends
 	 * FAILED, and the others are run all the same.
 	 * @return how many were handed
 	 */
@@ -291,6 +314,17 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 				this.unreadable.put(digest, new Unreadable(id, String.valueOf(taken.get(i + 2)),
 						"Its entry in Redis could not be read: " + ex.getMessage()));
 				endUnreadable(digest);
+				continue;
+			}
+			if (entry.state() != DeferredResult.State.PENDING) {
+				// ended on a replica that died before it published the event: published here
+				try {
+					here.ended(entry);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not publish the event of a deferred request taken over ended: " + ex, ex);
+				}
+				published(digest, id);
 				continue;
 			}
 			this.held.put(entry.ticket(), new Held(entry, true, id, null, false));
@@ -339,7 +373,8 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	/**
 	 * Each heartbeat: what this replica took or ended while Redis was unavailable (an entry whose
-	 * attempt is under way waits for the next one) or whose add's reply was lost, new requests,
+	 * attempt is under way waits for the next one) or whose add's reply was lost, the messages of
+	 * events published that Redis has not let go, new requests,
 	 * requests of replicas that are gone, and the fleet's count.
 	 */
 	private void tick() {
@@ -357,6 +392,7 @@ public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			}
 		});
 		this.unreadable.keySet().forEach(this::endUnreadable);
+		this.evented.forEach(this::published);
 		poll();
 		this.redis.reclaim().subscribe((taken) -> {
 			int count = adopt(taken);

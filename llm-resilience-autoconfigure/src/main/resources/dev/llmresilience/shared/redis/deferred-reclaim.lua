@@ -3,7 +3,9 @@
 -- KEYS[1] the stream, KEYS[2] the replicas (sorted set of last heartbeats)
 -- ARGV[1] group, ARGV[2] this replica, ARGV[3] how long a replica may go unheard (ms, by Redis's clock),
 -- ARGV[4] how many per replica, ARGV[5] entry key prefix
--- Returns {id, digest, ticket, json, ...} of the pending requests taken over.
+-- Returns {id, digest, ticket, json, ...} of the requests taken over: pending ones, and ended ones
+-- whose replica died before it published their event (the hash's 'event' names the message; the
+-- JSON then holds the ended entry).
 local time = redis.call('TIME')
 local gone = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) - tonumber(ARGV[3])
 local taken = {}
@@ -24,7 +26,8 @@ for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
         local entry = message and (ARGV[5] .. message[2][2])
         if not entry then
           -- deleted from the stream while pending: nothing to take over
-        elseif redis.call('HGET', entry, 'state') == 'PENDING' then
+        elseif redis.call('HGET', entry, 'state') == 'PENDING'
+            or redis.call('HGET', entry, 'event') == message[1] then
           table.insert(taken, message[1])
           table.insert(taken, message[2][2])
           table.insert(taken, redis.call('HGET', entry, 'ticket') or '')
