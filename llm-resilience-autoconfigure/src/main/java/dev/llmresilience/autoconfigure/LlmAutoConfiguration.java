@@ -38,7 +38,6 @@ import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
-import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOperator;
 import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import reactor.netty.http.client.HttpClient;
@@ -64,7 +63,7 @@ import org.springframework.web.reactive.function.client.WebClient;
 @AutoConfiguration(afterName = { "org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 		"org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration" })
-@ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class, CircuitBreakerOperator.class })
+@ConditionalOnClass({ WebClient.class, HttpClient.class, CircuitBreaker.class })
 @ConditionalOnBooleanProperty(name = "llm.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ LlmProperties.class, SharedStateProperties.class })
 @Import({ SharedStateConfiguration.class, DegradationConfiguration.class, WatchConfiguration.class,

@@ -1,6 +1,5 @@
 package dev.llmresilience.failure;
 
-import java.time.Clock;
 import java.time.Duration;
 
 import dev.llmresilience.chat.Outcome;
@@ -28,17 +27,6 @@ public class FailureClassifier {
 	 * Create the starter's classifier.
 	 */
 	public FailureClassifier() {
-	}
-
-	/**
-	 * Create the starter's classifier, as before the wire mapping (and its clock for an HTTP-date
-	 * {@code Retry-After}) moved to {@code dev.llmresilience.protocol.UpstreamFailures}.
-	 * @param clock not used
-	 * @deprecated use {@link #FailureClassifier()}; to measure {@code Retry-After} against another
-	 * clock, declare an {@code UpstreamFailures} bean with it
-	 */
-	@Deprecated(since = "0.1.0")
-	public FailureClassifier(Clock clock) {
 	}
 
 	/**

@@ -1,10 +1,8 @@
 package dev.llmresilience.protocol;
 
-import java.time.Clock;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
-import dev.llmresilience.failure.FailureClassifier;
 import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.http.HttpHeaders;
@@ -41,30 +39,6 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	public OpenAiClientFactory(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
 		this.failures = failures;
 		this.builders = builders;
-	}
-
-	/**
-	 * Create a factory, as before the wire mapping moved out of the classifier.
-	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
-	 * the system clock
-	 * @param builders a new builder (a clone of the application's) for each endpoint
-	 * @deprecated use {@link #OpenAiClientFactory(UpstreamFailures, Supplier)}
-	 */
-	@Deprecated(since = "0.1.0")
-	public OpenAiClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
-		this(new UpstreamFailures(Clock.systemUTC()), builders);
-	}
-
-	/**
-	 * Create a factory whose clients start from a plain {@link WebClient#builder()}, as before the
-	 * wire mapping moved out of the classifier.
-	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
-	 * the system clock
-	 * @deprecated use {@link #OpenAiClientFactory(UpstreamFailures)}
-	 */
-	@Deprecated(since = "0.1.0")
-	public OpenAiClientFactory(FailureClassifier classifier) {
-		this(new UpstreamFailures(Clock.systemUTC()), WebClient::builder);
 	}
 
 	@Override

@@ -31,7 +31,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What an operator sees of hedged requests (issue 15): {@code llm.gateway.hedges} by route, the
+ * What an operator sees of hedged requests: {@code llm.gateway.hedges} by route, the
  * two endpoints and the outcome; the loser's attempt in {@code gen_ai.client.operation.duration}
  * as {@code HEDGE_LOST}; and each hedging route's budget and counts, and each endpoint's
  * first-token times, in {@code /actuator/llmbreakers}.

@@ -8,7 +8,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
- * The configuration of the trust boundaries (issue 17) fails start-up when it cannot work: headers
+ * The configuration of the trust boundaries fails start-up when it cannot work: headers
  * that Netty would refuse on every call (which the breaker would then count against the provider),
  * headers the client or the key set, and ceilings and caps that are not positive. Messages name the
  * header, never its value.

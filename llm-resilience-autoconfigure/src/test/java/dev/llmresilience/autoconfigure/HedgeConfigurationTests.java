@@ -14,7 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code llm.gateway.hedge} (issue 15): off by default, a route's own settings over the defaults,
+ * {@code llm.gateway.hedge}: off by default, a route's own settings over the defaults,
  * and a bad value fails start-up naming its key.
  */
 class HedgeConfigurationTests {

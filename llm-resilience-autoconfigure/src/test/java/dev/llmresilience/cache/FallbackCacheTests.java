@@ -39,7 +39,7 @@ import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The last-good-answer cache (issue 3, item 2): off by default; when on, the answer to the same
+ * The last-good-answer cache: off by default; when on, the answer to the same
  * route, messages and parameters given earlier is returned with tier CACHED and its age once every
  * live endpoint fails. Ages and time to live are measured on a {@link MutableClock}, with the
  * gateway built around the auto-configured endpoints where the auto-configuration would use the

@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The deferred tier (issue 3, item 1): a deferrable request that nothing live can answer is
+ * The deferred tier: a deferrable request that nothing live can answer is
  * queued, answered at once with a ticket, retried in the background and ended COMPLETED or FAILED
  * with an application event. The queue's timers run in virtual time; every endpoint makes one
  * attempt per call, since a retry's backoff would run in virtual time too.

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * An endpoint's first-token times (issue 15), which an adaptive hedge delay reads: percentiles of
+ * An endpoint's first-token times, which an adaptive hedge delay reads: percentiles of
  * the recent attempts, at most 9 % above the true value, none before enough samples, and a window
  * that forgets a provider's old speed.
  */

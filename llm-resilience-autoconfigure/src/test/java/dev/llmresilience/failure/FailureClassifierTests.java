@@ -42,18 +42,18 @@ class FailureClassifierTests {
 			Map.entry(Outcome.CONFIGURATION_ERROR, new Row(false, true, Action.FALL_BACK)),
 			Map.entry(Outcome.BREAKER_OPEN, new Row(false, false, Action.FALL_BACK)),
 			Map.entry(Outcome.BULKHEAD_FULL, new Row(false, false, Action.FALL_BACK)),
-			// streams after their first chunk (issue 5): never retried, counted, handed to the caller
+			// streams after their first chunk: never retried, counted, handed to the caller
 			Map.entry(Outcome.STREAM_INTERRUPTED, new Row(false, true, Action.SURFACE)),
 			Map.entry(Outcome.STREAM_STALLED, new Row(false, true, Action.SURFACE)),
-			// not rows of docs/failure-rules.md but of the guard and the deadline (issue 3): no call made;
+			// not rows of docs/failure-rules.md but of the guard and the deadline: no call made;
 			// a spent guard stops every endpoint, a deadline only those whose timeout does not fit
 			Map.entry(Outcome.GUARD_TRIPPED, new Row(false, false, Action.DEGRADE)),
-			// the gateway-wide limit on calls in flight (issue 18): no endpoint tried, degrade at once
+			// the gateway-wide limit on calls in flight: no endpoint tried, degrade at once
 			Map.entry(Outcome.GATEWAY_FULL, new Row(false, false, Action.DEGRADE)),
 			Map.entry(Outcome.DEADLINE_EXCEEDED, new Row(false, false, Action.FALL_BACK)),
-			// abandoned when the breaker opened before its first token (issue 10): not counted twice
+			// abandoned when the breaker opened before its first token: not counted twice
 			Map.entry(Outcome.RELEASED, new Row(false, false, Action.FALL_BACK)),
-			// the slower side of a hedged request (issue 15): a slow call for its breaker, never a failure
+			// the slower side of a hedged request: a slow call for its breaker, never a failure
 			Map.entry(Outcome.HEDGE_LOST, new Row(false, false, Action.FALL_BACK)));
 
 	@ParameterizedTest

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The hedge budget (issue 15): hedged calls at most {@code max-ratio} of the route's calls in a
+ * The hedge budget: hedged calls at most {@code max-ratio} of the route's calls in a
  * sliding window, on a clock the test moves.
  */
 class HedgeBudgetTests {

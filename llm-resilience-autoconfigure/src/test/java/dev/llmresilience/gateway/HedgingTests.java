@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Hedged requests (issue 15, docs/hedging.md) over real local HTTP, in virtual time: an endpoint
+ * Hedged requests (docs/hedging.md) over real local HTTP, in virtual time: an endpoint
  * that brings no first token within the hedge delay has the same request sent to the route's next
  * endpoint; the first to bring a token wins and the other is cancelled (for a stream, before the
  * caller saw any of its chunks); the loser is a slow call for its breaker, never a failure; the

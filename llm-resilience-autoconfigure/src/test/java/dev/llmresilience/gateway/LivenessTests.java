@@ -46,7 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A hanging model is left in seconds (issue 10, docs: "Liveness"): chat goes upstream as a stream
+ * A hanging model is left in seconds (docs/liveness.md): chat goes upstream as a stream
  * and is assembled, so its first token bounds it; a first-token timeout is a breaker failure, not
  * retried while a later endpoint is available; an opening breaker releases the calls waiting for
  * their first token; a long, steady answer trips nothing. Over real local HTTP; time is virtual

@@ -21,7 +21,7 @@ import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The route-selection hook (issue 3, item 6): a {@link RouteSelector} bean picks the route of a
+ * The route-selection hook: a {@link RouteSelector} bean picks the route of a
  * request that names none. Which server received the request tells which route was taken.
  */
 class RouteSelectorTests {

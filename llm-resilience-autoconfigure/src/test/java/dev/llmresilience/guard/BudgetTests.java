@@ -40,7 +40,7 @@ import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Cost and the daily budget (issue 3, item 4): the cost of an answer from the endpoint's price and
+ * Cost and the daily budget: the cost of an answer from the endpoint's price and
  * the usage the provider reported, and a budget that, once spent, answers BUSY (DEFERRED for a
  * deferrable request) without calling upstream until the day rolls over in its time zone. The
  * recorded usage is the OpenAI spec's example (19 prompt and 10 completion tokens); days turn on

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The call-volume guard (issue 3, item 3): {@code llm.gateway.guard.max-calls-per-hour} counts
+ * The call-volume guard: {@code llm.gateway.guard.max-calls-per-hour} counts
  * every upstream attempt over all endpoints; once spent, calls get BUSY without touching any
  * upstream. What the servers received is the measure.
  */

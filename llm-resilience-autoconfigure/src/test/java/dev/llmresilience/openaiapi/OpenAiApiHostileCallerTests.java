@@ -24,7 +24,7 @@ import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A hostile caller through the OpenAI-compatible API (issue 17's rules, where issue 13's API is the
+ * A hostile caller through the OpenAI-compatible API (docs/security.md, section 7, where the API is the
  * way in): fields the starter writes itself, smuggled in another spelling, are refused with a 400
  * naming the field before anything reaches a provider or a breaker; so is {@code n > 1}; a new
  * {@code model} string per request is a 404 that creates no meter series; a request id the caller

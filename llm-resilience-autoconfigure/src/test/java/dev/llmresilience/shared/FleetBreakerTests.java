@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Breakers shared by replicas on one real Redis (issue 12, item 2): a provider outage opens every
+ * Breakers shared by replicas on one real Redis: a provider outage opens every
  * replica after the fleet's first 20 failures (not 20 each), late joiners included; one replica's
  * own failures do not take the provider from the others; states set by hand apply fleet-wide.
  */

@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A deferred request survives the crash of the replica that holds it (issue 12, item 4): a replica
+ * A deferred request survives the crash of the replica that holds it: a replica
  * in a child JVM queues a request and takes it off the stream, and is killed with SIGKILL before
  * its attempt; one of the two replicas left takes it over once the dead one's heartbeat is a
  * {@code replica-timeout} (3 s) old, completes it, and only that one publishes the event.

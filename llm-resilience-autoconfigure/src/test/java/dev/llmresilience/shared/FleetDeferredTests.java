@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The deferred queue shared on a Redis Stream (issue 12, item 4): requests queued concurrently on
+ * The deferred queue shared on a Redis Stream: requests queued concurrently on
  * three replicas each complete exactly once, with one event, on one replica, and
  * {@code deferred(ticket)} answers on every replica.
  */

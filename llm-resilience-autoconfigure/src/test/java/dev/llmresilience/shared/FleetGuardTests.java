@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The call-volume guard and the daily budget count the fleet's calls and cost (issue 12, item 3):
+ * The call-volume guard and the daily budget count the fleet's calls and cost:
  * three replicas behind a round robin make exactly {@code max-calls-per-hour} upstream calls in
  * all, and every replica's actuator shows the fleet's figures.
  */

@@ -40,7 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Redis slow, stopped and started again (empty) under two running replicas (issue 12, item 5):
+ * Redis slow, stopped and started again (empty) under two running replicas:
  * calls go on with each replica's own state and never wait for Redis; one WARN per replica when
  * the outage starts; the {@code llm} health shows it and stays UP; and when Redis is back, what
  * each replica did meanwhile (a state set by hand, calls counted, a deferred request taken) is

@@ -11,7 +11,7 @@ import dev.llmresilience.benchmarks.StubProvider.FailureMode;
 import redis.embedded.RedisServer;
 
 /**
- * Shared state across replicas (issue 12), three measurements on a real redis-server on a free
+ * Shared state across replicas, three measurements on a real redis-server on a free
  * loopback port: the outage replay with three replicas behind a round robin against one instance
  * ({@link FleetReplay}); how fast a fleet-wide open reaches every replica ({@link OpenPropagation});
  * and what shared state adds to a call with Redis healthy, frozen and stopped

@@ -25,7 +25,7 @@ import reactor.netty.resources.ConnectionProvider;
 import reactor.util.retry.Retry;
 
 /**
- * The 11-minute outage of the issue, replayed on loopback at 1/100 of real time (or
+ * The 11-minute outage that started the project, replayed on loopback at 1/100 of real time (or
  * {@code -Dscale}): a primary that hangs, answers 500, or sends its first token only after 20 s for
  * the outage and then recovers, a healthy backup, and 4,200 requests arriving evenly over the outage window (open loop: a request
  * arrives on schedule whatever happened to the ones before it). Normal traffic at the same rate

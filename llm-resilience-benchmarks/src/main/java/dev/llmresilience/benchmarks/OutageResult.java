@@ -205,7 +205,7 @@ record OutageResult(Scenario scenario, boolean finished, long outageStart, long 
 				|| this.scenario.client() == Client.GATEWAY_PRIMARY_BACKUP;
 	}
 
-	/** The scenario's line of the summary table: the figures issue 10 asks for, in real time. */
+	/** The scenario's line of the summary table: the figures of the outage's summary, in real time. */
 	String row() {
 		long[] all = waits(Long.MIN_VALUE, Long.MAX_VALUE);
 		long total = total();

@@ -14,7 +14,7 @@ import com.sun.management.ThreadMXBean;
 import dev.llmresilience.benchmarks.Peers.Peer;
 
 /**
- * Question (a) of issue 15: what each peer costs per call and how many calls it carries, side by
+ * Question (a) of the peer comparison: what each peer costs per call and how many calls it carries, side by
  * side in one JVM against one loopback {@link PeerServer} that answers at once. Closed loop: N
  * application threads each make their next blocking call when the last one is answered, at N = 1
  * and 64. Each peer is warmed up at each concurrency, then the peers run in rounds whose order

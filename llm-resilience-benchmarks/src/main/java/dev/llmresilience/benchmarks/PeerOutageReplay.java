@@ -7,7 +7,7 @@ import java.util.Locale;
 import dev.llmresilience.benchmarks.Peers.Peer;
 
 /**
- * Question (b) of issue 15: OutageReplay's outage (a primary that hangs, or answers 500, for the
+ * Question (b) of the peer comparison: OutageReplay's outage (a primary that hangs, or answers 500, for the
  * outage window, then recovers; a healthy backup; open-loop traffic before, during and after)
  * through each peer, each with a fallback to the backup where its API gives one. Its own class, so
  * that OutageReplay's gateway-only scenarios stay as they are; the same servers' rules

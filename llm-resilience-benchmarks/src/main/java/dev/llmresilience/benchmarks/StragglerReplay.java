@@ -10,7 +10,7 @@ import dev.llmresilience.benchmarks.Peers.Peer;
 import dev.llmresilience.gateway.HedgeSettings;
 
 /**
- * Question (c) of issue 15: a straggler provider, whose time to first token is log-normal with a
+ * Question (c) of the peer comparison: a straggler provider, whose time to first token is log-normal with a
  * median of 0.8 s and a 99th percentile of 15 s (sigma 1.26), scaled by {@code scale} (default
  * 1/10: 80 ms and 1.5 s), behind two endpoints that straggle independently. Open-loop traffic
  * goes through each peer, then through the gateway without and with hedging (adaptive at the

@@ -1,10 +1,8 @@
 package dev.llmresilience.protocol.anthropic;
 
-import java.time.Clock;
 import java.util.Objects;
 import java.util.function.Supplier;
 
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.UpstreamFailures;
@@ -38,18 +36,6 @@ public final class AnthropicClientFactory implements LlmClientFactory {
 	public AnthropicClientFactory(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
 		this.failures = failures;
 		this.builders = builders;
-	}
-
-	/**
-	 * Create a factory, as before the wire mapping moved out of the classifier.
-	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
-	 * the system clock
-	 * @param builders a new builder (a clone of the application's) for each endpoint
-	 * @deprecated use {@link #AnthropicClientFactory(UpstreamFailures, Supplier)}
-	 */
-	@Deprecated(since = "0.1.0")
-	public AnthropicClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
-		this(new UpstreamFailures(Clock.systemUTC()), builders);
 	}
 
 	@Override

@@ -1,10 +1,8 @@
 package dev.llmresilience.protocol.azure;
 
-import java.time.Clock;
 import java.util.Objects;
 import java.util.function.Supplier;
 
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.OpenAiChatClient;
@@ -48,18 +46,6 @@ public final class AzureOpenAiClientFactory implements LlmClientFactory {
 	 */
 	public AzureOpenAiClientFactory(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
 		this.openAi = new OpenAiClientFactory(failures, builders);
-	}
-
-	/**
-	 * Create a factory, as before the wire mapping moved out of the classifier.
-	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
-	 * the system clock
-	 * @param builders a new builder (a clone of the application's) for each endpoint
-	 * @deprecated use {@link #AzureOpenAiClientFactory(UpstreamFailures, Supplier)}
-	 */
-	@Deprecated(since = "0.1.0")
-	public AzureOpenAiClientFactory(FailureClassifier classifier, Supplier<WebClient.Builder> builders) {
-		this(new UpstreamFailures(Clock.systemUTC()), builders);
 	}
 
 	@Override

@@ -1,9 +1,7 @@
 package dev.llmresilience.protocol.springai;
 
-import java.time.Clock;
 import java.util.function.BiFunction;
 
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
@@ -34,18 +32,6 @@ public final class SpringAiClientFactory implements LlmClientFactory {
 	public SpringAiClientFactory(BiFunction<String, String, ChatModel> models, UpstreamFailures failures) {
 		this.models = models;
 		this.failures = failures;
-	}
-
-	/**
-	 * Create a factory, as before the wire mapping moved out of the classifier.
-	 * @param models finds the model of an endpoint: (endpoint name, bean name) to the bean
-	 * @param classifier not used: the clients' failures are mapped by an {@link UpstreamFailures} on
-	 * the system clock
-	 * @deprecated use {@link #SpringAiClientFactory(BiFunction, UpstreamFailures)}
-	 */
-	@Deprecated(since = "0.1.0")
-	public SpringAiClientFactory(BiFunction<String, String, ChatModel> models, FailureClassifier classifier) {
-		this(models, new UpstreamFailures(Clock.systemUTC()));
 	}
 
 	@Override
