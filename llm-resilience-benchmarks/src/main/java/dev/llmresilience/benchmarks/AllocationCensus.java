@@ -14,7 +14,7 @@ import javax.management.ObjectName;
  * What one call of a {@link GatewayOverheadBenchmark} benchmark allocates, class by class: the JVM's
  * class histogram (every object, live or not) before and after a number of calls, under the Epsilon
  * collector so that nothing is collected in between, divided by the calls. It is how the success
- * path's allocations were found and cut (BENCHMARKS.md); run it as
+ * path's allocations are found (BENCHMARKS.md, "What a successful call allocates"); run it as
  * <pre>
  * java -XX:+UnlockExperimentalVMOptions -XX:+UseEpsilonGC -Xms6g -Xmx6g -XX:-UseTLAB \
  *   -Dwhich=gatewaySuccess -cp benchmarks.jar dev.llmresilience.benchmarks.AllocationCensus
