@@ -29,6 +29,12 @@ public record ChatResponse(String content, @Nullable String endpoint, @Nullable 
 		@Nullable String finishReason, List<ToolCall> toolCalls, @Nullable Usage usage, @Nullable BigDecimal cost,
 		Duration latency, List<Attempt> attempts, @Nullable String ticket, @Nullable Duration age) implements Serializable {
 
+	/**
+	 * The {@link #finishReason()} of an answer a provider's content filter blocked, and of the
+	 * {@link Tier#BUSY} answer when every endpoint's filter blocked the request.
+	 */
+	public static final String CONTENT_FILTER = "content_filter";
+
 	public ChatResponse {
 		toolCalls = List.copyOf(toolCalls);
 		attempts = List.copyOf(attempts);

@@ -84,7 +84,7 @@ final class Degrader {
 		}
 		boolean filtered = has(made, Outcome.CONTENT_FILTERED);
 		return Mono.just(new ChatResponse(filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage(),
-				null, null, Tier.BUSY, filtered ? "content_filter" : null, List.of(), null, null, latency, made, null,
+				null, null, Tier.BUSY, filtered ? ChatResponse.CONTENT_FILTER : null, List.of(), null, null, latency, made, null,
 				null));
 	}
 

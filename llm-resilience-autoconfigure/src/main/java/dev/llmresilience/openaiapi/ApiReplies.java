@@ -107,7 +107,7 @@ final class ApiReplies {
 	 */
 	OpenAiApiReply busy(String requestId, String route, String message, boolean contentFiltered) {
 		if (contentFiltered) {
-			return error(400, requestId, message, INVALID_REQUEST, "messages", "content_filter", Map.of(TIER, "BUSY"));
+			return error(400, requestId, message, INVALID_REQUEST, "messages", ChatResponse.CONTENT_FILTER, Map.of(TIER, "BUSY"));
 		}
 		Map<String, String> headers = new LinkedHashMap<>();
 		headers.put(TIER, "BUSY");

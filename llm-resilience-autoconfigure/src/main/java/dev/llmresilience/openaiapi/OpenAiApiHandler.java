@@ -198,7 +198,7 @@ public final class OpenAiApiHandler {
 	}
 
 	private OpenAiApiReply busy(String requestId, String route, ChatResponse response) {
-		return this.replies.busy(requestId, route, response.content(), "content_filter".equals(response.finishReason()));
+		return this.replies.busy(requestId, route, response.content(), ChatResponse.CONTENT_FILTER.equals(response.finishReason()));
 	}
 
 	/**
@@ -213,7 +213,7 @@ public final class OpenAiApiHandler {
 				ChatChunk chunk = first.get();
 				if (chunk.tier() == Tier.BUSY) {
 					return Mono.just(this.replies.busy(requestId, route, chunk.content(),
-							"content_filter".equals(chunk.finishReason())));
+							ChatResponse.CONTENT_FILTER.equals(chunk.finishReason())));
 				}
 				return Mono.just(new OpenAiApiReply(200,
 						ApiReplies.tierHeaders(requestId, chunk.tier().name(), chunk.endpoint()),

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.stream.Stream;
 
+import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
@@ -33,7 +34,7 @@ import org.springframework.http.HttpHeaders;
  */
 public final class UpstreamFailures {
 
-	private static final String CONTENT_FILTER = "content_filter";
+	private static final String CONTENT_FILTER = ChatResponse.CONTENT_FILTER;
 
 	private static final String CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded";
 

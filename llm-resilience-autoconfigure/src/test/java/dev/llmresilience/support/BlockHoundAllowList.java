@@ -44,6 +44,12 @@ public final class BlockHoundAllowList implements BlockHoundIntegration {
 		// thread's drain, with tryLock and a bound. Seen as Unsafe#park from BoundedLocalCache.lock, under
 		// the hammer test, from the fallback cache's put.
 		builder.allowBlockingCallsInside("com.github.benmanes.caffeine.cache.BoundedLocalCache", "lock");
+		// Netty's adaptive buffer allocator (Netty 4.2's default) takes a magazine's StampedLock to
+		// give a magazine back while it grows its group (in-memory bookkeeping of its own buffers, no
+		// I/O): an event loop that finds it taken waits for another loop's allocation. Seen as
+		// Unsafe#park from Magazine.free, on a Lettuce event loop reconnecting to a Redis started again
+		// while the machine was loaded.
+		builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free");
 	}
 
 	/** Applied after the libraries' integrations, so that this callback is the one in force. */

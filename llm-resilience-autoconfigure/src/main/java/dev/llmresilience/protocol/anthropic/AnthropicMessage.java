@@ -1,5 +1,6 @@
 package dev.llmresilience.protocol.anthropic;
 
+import dev.llmresilience.chat.ChatResponse;
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
@@ -42,7 +43,7 @@ record AnthropicMessage(@JsonProperty("type") @Nullable String type, @JsonProper
 			case "end_turn", "stop_sequence" -> "stop";
 			case "max_tokens", "model_context_window_exceeded" -> "length";
 			case "tool_use" -> "tool_calls";
-			case "refusal" -> "content_filter";
+			case "refusal" -> ChatResponse.CONTENT_FILTER;
 			default -> stopReason;
 		};
 	}

@@ -100,7 +100,7 @@ final class FleetBreaker {
 					this.fleet.channel(), this.endpoint.name())
 			.subscribe((reply) -> {
 				if (this.epoch.get() == sentIn) {
-					apply(String.valueOf(reply.get(0)), "");
+					apply(FleetDecision.of(String.valueOf(reply.get(0))), "");
 				}
 				send();
 			}, (error) -> {
@@ -113,36 +113,35 @@ final class FleetBreaker {
 	}
 
 	/**
-	 * Apply a state the fleet decided (from a script's reply or the channel).
-	 * @param state OPENED (these outcomes opened it) or OPEN, REOPENED, RECOVERED, FORCED_OPEN,
-	 * DISABLED, CLOSED, RESET, or COUNTED (nothing decided)
+	 * Apply what the fleet decided (from a script's reply or the channel).
+	 * @param decision the decision
 	 * @param by the replica that decided it, or empty when unknown
 	 */
-	void apply(String state, String by) {
+	void apply(FleetDecision decision, String by) {
 		try {
-			switch (state) {
-				case "OPENED" -> this.probes.opened(true);
-				case "OPEN" -> this.probes.opened(false);
-				case "REOPENED" -> this.probes.reopened(by);
-				case "RECOVERED" -> {
+			switch (decision) {
+				case OPENED -> this.probes.opened(true);
+				case OPEN -> this.probes.opened(false);
+				case REOPENED -> this.probes.reopened(by);
+				case RECOVERED -> {
 					this.epoch.incrementAndGet();
 					this.probes.recovered();
 				}
-				case "FORCED_OPEN", "DISABLED", "CLOSED", "RESET" -> {
+				case FORCED_OPEN, DISABLED, CLOSED, RESET -> {
 					this.epoch.incrementAndGet();
-					ManualState manual = ManualState.valueOf(state);
+					ManualState manual = decision.manual();
 					this.held = holds(manual) ? manual : null;
 					if (!matches(this.breaker.getState(), manual)) {
 						BreakerControl.apply(this.endpoint, manual);
 					}
 				}
-				default -> {
-					// COUNTED: the record script decided nothing
+				case COUNTED -> {
+					// the record script decided nothing
 				}
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not apply the fleet's " + state + " to '" + this.endpoint.name() + "': " + ex);
+			logger.debug("Could not apply the fleet's " + decision + " to '" + this.endpoint.name() + "': " + ex);
 		}
 	}
 
@@ -194,12 +193,13 @@ final class FleetBreaker {
 				if (state.isEmpty()) {
 					return (kept != null) ? push(kept) : Mono.empty();
 				}
-				if (state.equals("OPEN")) {
-					apply(by.equals(this.fleet.replica()) ? "OPENED" : "OPEN", by);
+				FleetDecision decision = FleetDecision.of(state);
+				if (decision == FleetDecision.OPEN) {
+					apply(by.equals(this.fleet.replica()) ? FleetDecision.OPENED : FleetDecision.OPEN, by);
 				}
-				else if (!state.equals("CLOSED") || kept != null || this.probes.isFleetOpen()) {
+				else if (decision != FleetDecision.CLOSED || kept != null || this.probes.isFleetOpen()) {
 					// a CLOSED mark: closed by hand while this replica was away, from a state set by hand or the fleet's open
-					apply(state, by);
+					apply(decision, by);
 				}
 				return Mono.empty();
 			});

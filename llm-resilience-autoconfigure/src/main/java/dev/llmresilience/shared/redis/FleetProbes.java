@@ -180,12 +180,12 @@ final class FleetProbes {
 			}
 		}
 		else if (this.fleetOpen && this.leading && from == CircuitBreaker.State.HALF_OPEN && to == CircuitBreaker.State.OPEN) {
-			tell("REOPENED");
+			tell(FleetDecision.REOPENED);
 		}
 		else if (this.fleetOpen && this.leading && from == CircuitBreaker.State.HALF_OPEN && to == CircuitBreaker.State.CLOSED) {
 			this.fleetOpen = false;
 			this.leading = false;
-			tell("RECOVERED");
+			tell(FleetDecision.RECOVERED);
 		}
 		else if (to != CircuitBreaker.State.OPEN && to != CircuitBreaker.State.HALF_OPEN) {
 			this.fleetOpen = false; // moved by hand
@@ -193,9 +193,9 @@ final class FleetProbes {
 		}
 	}
 
-	private void tell(String outcome) {
+	private void tell(FleetDecision outcome) {
 		if (this.fleet.isAvailable()) {
-			this.fleet.script(PROBED, this.keys, outcome, this.fleet.replica(), this.fleet.channel(), this.endpoint.name(),
+			this.fleet.script(PROBED, this.keys, outcome.name(), this.fleet.replica(), this.fleet.channel(), this.endpoint.name(),
 					fleetOpenTime().toMillis()).subscribe(null, (error) -> { });
 		}
 	}

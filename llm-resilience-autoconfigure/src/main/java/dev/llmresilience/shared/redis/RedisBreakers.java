@@ -61,7 +61,7 @@ public final class RedisBreakers implements BreakerControl {
 		}
 		FleetBreaker breaker = this.breakers.get(parts[2]);
 		if (breaker != null) {
-			breaker.apply(parts[0], parts[1]);
+			breaker.apply(FleetDecision.of(parts[0]), parts[1]);
 		}
 	}
 
