@@ -4,7 +4,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
-import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
+import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -11,11 +11,10 @@ import java.util.function.Function;
 import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.InvalidSettingException;
 import dev.llmresilience.protocol.ApiKey;
-import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
-import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
+import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;
+import dev.llmresilience.protocol.openai.OpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
-
 
 /**
  * Turns {@link LlmProperties} into validated {@link EndpointSettings} (the routes are

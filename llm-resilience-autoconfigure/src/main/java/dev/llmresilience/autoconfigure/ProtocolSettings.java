@@ -4,9 +4,9 @@ import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.regex.Pattern;
 
-import dev.llmresilience.protocol.OpenAiClientFactory;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
-import dev.llmresilience.protocol.azure.AzureOpenAiClientFactory;
+import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;
+import dev.llmresilience.protocol.openai.OpenAiClientFactory;
 import org.jspecify.annotations.Nullable;
 
 /**

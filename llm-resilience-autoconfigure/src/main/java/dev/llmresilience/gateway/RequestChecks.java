@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.failure.LlmInvalidRequestException;
-import dev.llmresilience.protocol.ReservedFields;
+import dev.llmresilience.protocol.openai.ReservedFields;
 import org.jspecify.annotations.Nullable;
 
 /**

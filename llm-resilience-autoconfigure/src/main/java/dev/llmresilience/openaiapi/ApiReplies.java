@@ -12,7 +12,6 @@ import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUnavailableException;
-import dev.llmresilience.protocol.OpenAiApiCodec;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

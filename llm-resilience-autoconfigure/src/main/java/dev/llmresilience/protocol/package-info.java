@@ -1,9 +1,8 @@
 /**
  * The protocol SPI ({@code LlmClient}, {@code LlmClientFactory}, {@code ClientSettings}), the HTTP
- * plumbing every protocol shares, the wire half of docs/failure-rules.md ({@code UpstreamFailures}:
- * what a status, a transport error or a stream's end stands for), and the OpenAI-compatible wire
- * format and client. Anthropic's, Azure's and Spring AI's protocols live in sub-packages above this
- * one.
+ * plumbing every protocol shares, and the wire half of docs/failure-rules.md ({@code UpstreamFailures}:
+ * what a status, a transport error or a stream's end stands for). For protocol writers; the
+ * protocols themselves (OpenAI, Anthropic, Spring AI) live in packages above this one.
  */
 @NullMarked
 package dev.llmresilience.protocol;

@@ -12,7 +12,7 @@ import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.failure.LlmInvalidRequestException;
-import dev.llmresilience.protocol.ReservedFields;
+import dev.llmresilience.protocol.openai.ReservedFields;
 import dev.llmresilience.support.BreakerCalls;
 import dev.llmresilience.support.FakeUpstream;
 import dev.llmresilience.support.Wire;

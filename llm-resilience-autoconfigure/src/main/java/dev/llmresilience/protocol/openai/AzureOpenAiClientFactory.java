@@ -1,13 +1,10 @@
-package dev.llmresilience.protocol.azure;
+package dev.llmresilience.protocol.openai;
 
 import java.util.Objects;
 import java.util.function.Supplier;
 
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.LlmClientFactory;
-import dev.llmresilience.protocol.OpenAiChatClient;
-import dev.llmresilience.protocol.OpenAiClientFactory;
-import dev.llmresilience.protocol.OpenAiDialect;
 import dev.llmresilience.protocol.UpstreamFailures;
 
 import org.springframework.web.reactive.function.client.WebClient;

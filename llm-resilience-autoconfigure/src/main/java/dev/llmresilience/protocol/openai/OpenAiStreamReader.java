@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.protocol.openai;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -6,6 +6,12 @@ import java.util.function.Function;
 
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.failure.LlmException;
+import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.ProviderText;
+import dev.llmresilience.protocol.ReportedUsage;
+import dev.llmresilience.protocol.StreamEnd;
+import dev.llmresilience.protocol.UpstreamFailures;
+import dev.llmresilience.protocol.WireJson;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -15,7 +21,7 @@ import org.springframework.http.codec.ServerSentEvent;
 
 /**
  * Turns the server-sent events of one streamed completion into {@link CompletionDelta}s.
- * {@link SseEvents} has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
+ * {@code SseEvents} has already dealt with the framing ({@code :} comments and keep-alives, CRLF,
  * multi-line {@code data}); this reads each event's JSON, follows the first choice, ends at
  * {@code [DONE]}, and turns an error sent as an event into the failure it stands for. The token
  * counts are checked ({@link ReportedUsage}) and the model redacted ({@link ProviderText}).

@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.openaiapi;
 
 import org.jspecify.annotations.Nullable;
 

@@ -1,9 +1,10 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.openaiapi;
 
 import java.util.List;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.llmresilience.protocol.Completion;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,7 +30,14 @@ final class OpenAiApiBodies {
 	record Message(@JsonProperty("role") String role,
 			@JsonProperty("content") @JsonInclude(JsonInclude.Include.ALWAYS) @Nullable String content,
 			@JsonProperty("refusal") @JsonInclude(JsonInclude.Include.ALWAYS) @Nullable String refusal,
-			@JsonProperty("tool_calls") List<OpenAiChatCompletion.ToolCall> toolCalls) {
+			@JsonProperty("tool_calls") List<ToolCall> toolCalls) {
+	}
+
+	record ToolCall(@JsonProperty("id") String id, @JsonProperty("type") String type,
+			@JsonProperty("function") Function function) {
+	}
+
+	record Function(@JsonProperty("name") String name, @JsonProperty("arguments") String arguments) {
 	}
 
 	@JsonInclude(JsonInclude.Include.NON_NULL)

@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.protocol.openai;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -10,6 +10,17 @@ import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.MisconfigurationHint;
+import dev.llmresilience.protocol.ProviderText;
+import dev.llmresilience.protocol.ReportedUsage;
+import dev.llmresilience.protocol.StreamLimits;
+import dev.llmresilience.protocol.UpstreamFailures;
+import dev.llmresilience.protocol.UpstreamHttp;
+import dev.llmresilience.protocol.WireJson;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.protocol.openai;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.openaiapi;
 
 import dev.llmresilience.chat.ChatRequest;
 

@@ -1,12 +1,14 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.openaiapi;
 
 import java.util.ArrayList;
 import java.util.List;
 
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolCallDelta;
 import dev.llmresilience.chat.Usage;
+import dev.llmresilience.protocol.Completion;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.DeserializationFeature;
 import tools.jackson.databind.json.JsonMapper;
@@ -14,8 +16,8 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * The OpenAI chat-completions format on the serving side: reads what a client sends, and writes
  * {@code chat.completion} bodies, {@code chat.completion.chunk} events and error bodies from the
- * project's own types. The same wire records as {@link OpenAiChatClient}'s, so that what this
- * writes the client reads back unchanged.
+ * project's own types. Its records are its own, shaped field for field like those the OpenAI client
+ * reads, so that what this writes that client reads back unchanged (the round-trip tests hold it).
  */
 public final class OpenAiApiCodec {
 
@@ -50,7 +52,7 @@ public final class OpenAiApiCodec {
 	 * @return the JSON body
 	 */
 	public byte[] completion(String id, long created, String model, ChatResponse response) {
-		List<OpenAiChatCompletion.ToolCall> calls = response.toolCalls().stream().map(OpenAiRequests::toolCall).toList();
+		List<OpenAiApiBodies.ToolCall> calls = response.toolCalls().stream().map(OpenAiApiCodec::toolCall).toList();
 		String content = (response.content().isEmpty() && !calls.isEmpty()) ? null : response.content();
 		OpenAiApiBodies.Choice choice = new OpenAiApiBodies.Choice(0,
 				new OpenAiApiBodies.Message(ASSISTANT, content, null, calls), null,
@@ -124,6 +126,11 @@ public final class OpenAiApiCodec {
 	}
 
 	// The SDKs require a finish reason on every choice of a completion.
+	private static OpenAiApiBodies.ToolCall toolCall(ToolCall call) {
+		return new OpenAiApiBodies.ToolCall(call.id(), "function",
+				new OpenAiApiBodies.Function(call.name(), call.arguments()));
+	}
+
 	private static String finishReason(@Nullable String reason, boolean toolCalls) {
 		if (reason != null) {
 			return reason;

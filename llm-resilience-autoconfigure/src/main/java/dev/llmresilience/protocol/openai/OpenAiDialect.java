@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.protocol.openai;
 
 /**
  * Where an OpenAI-format client sends its requests and what their body carries: the plain

@@ -1,8 +1,13 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.protocol.openai;
 
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
+import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.LlmClientFactory;
+import dev.llmresilience.protocol.UpstreamFailures;
+import dev.llmresilience.protocol.UpstreamHttp;
+import dev.llmresilience.protocol.WireJson;
 import reactor.netty.resources.ConnectionProvider;
 
 import org.springframework.http.HttpHeaders;

@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol;
+package dev.llmresilience.protocol.openai;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -16,6 +16,8 @@ import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmContextLengthExceededException;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.Answers.Ending;
 import dev.llmresilience.support.TestEndpoints;

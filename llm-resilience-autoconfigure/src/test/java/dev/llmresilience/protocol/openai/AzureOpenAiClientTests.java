@@ -1,4 +1,4 @@
-package dev.llmresilience.protocol.azure;
+package dev.llmresilience.protocol.openai;
 
 import java.time.Duration;
 import java.util.List;
