@@ -17,10 +17,10 @@ import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.ManualState;
-import dev.llmresilience.shared.SharedState;
-import dev.llmresilience.shared.SharedStateStatus;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SharedStateStatus;
 import dev.llmresilience.watch.DegradationWatch;
 import org.jspecify.annotations.Nullable;
 
@@ -159,7 +159,7 @@ public class LlmBreakersEndpoint {
 			String message = "Unknown state '" + state + "': use one of " + String.join(", ", STATES);
 			throw new InvalidEndpointRequestException(message, message);
 		}
-		this.control.transition(endpoint, target);
+		this.control.transition(endpoint.circuitBreaker(), target);
 		return this.descriptions.describe(endpoint);
 	}
 

@@ -7,8 +7,8 @@ import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.shared.SharedState;
-import dev.llmresilience.shared.SharedStateStatus;
+import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SharedStateStatus;
 import dev.llmresilience.watch.DegradationWatch;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;

@@ -3,7 +3,7 @@ package dev.llmresilience.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.llmresilience.failure.Redaction;
+import dev.llmresilience.protocol.Redaction;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.bind.Bindable;

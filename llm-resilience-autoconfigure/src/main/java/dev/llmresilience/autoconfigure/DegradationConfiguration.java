@@ -5,18 +5,18 @@ import java.time.Clock;
 import java.time.Duration;
 
 import dev.llmresilience.cache.CaffeineFallbackCache;
-import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.cache.SpringCacheFallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
-import dev.llmresilience.deferred.DeferredStore;
 import dev.llmresilience.deferred.InMemoryDeferredStore;
-import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.guard.BudgetGuard;
-import dev.llmresilience.guard.CallCounter;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
-import dev.llmresilience.guard.SpendLedger;
-import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.spi.CallCounter;
+import dev.llmresilience.spi.DeferredStore;
+import dev.llmresilience.spi.FallbackCache;
+import dev.llmresilience.spi.RouteSelector;
+import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SpendLedger;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

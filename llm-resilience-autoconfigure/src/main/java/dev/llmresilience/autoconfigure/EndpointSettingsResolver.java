@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 
-import dev.llmresilience.endpoint.EndpointSettings;
-import dev.llmresilience.endpoint.InvalidSettingException;
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.gateway.InvalidSettingException;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;

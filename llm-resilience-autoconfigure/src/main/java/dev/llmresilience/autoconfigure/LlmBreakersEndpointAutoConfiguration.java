@@ -12,8 +12,8 @@ import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.SharedState;
 import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;

@@ -2,7 +2,7 @@ package dev.llmresilience.autoconfigure;
 
 import dev.llmresilience.actuate.LlmHealthIndicator;
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.spi.SharedState;
 import dev.llmresilience.watch.DegradationWatch;
 
 import org.springframework.beans.factory.ObjectProvider;

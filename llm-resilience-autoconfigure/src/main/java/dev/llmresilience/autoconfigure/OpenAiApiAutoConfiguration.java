@@ -6,12 +6,12 @@ import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.gateway.RouteSelector;
 import dev.llmresilience.openaiapi.BodyLimits;
 import dev.llmresilience.openaiapi.ClientKeys;
 import dev.llmresilience.openaiapi.OpenAiApiHandler;
 import dev.llmresilience.openaiapi.ServletOpenAiApi;
 import dev.llmresilience.openaiapi.WebFluxOpenAiApi;
+import dev.llmresilience.spi.RouteSelector;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;

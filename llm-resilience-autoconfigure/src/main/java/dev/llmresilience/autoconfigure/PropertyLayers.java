@@ -3,7 +3,7 @@ package dev.llmresilience.autoconfigure;
 import java.time.Duration;
 import java.util.function.Function;
 
-import dev.llmresilience.endpoint.InvalidSettingException;
+import dev.llmresilience.gateway.InvalidSettingException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;

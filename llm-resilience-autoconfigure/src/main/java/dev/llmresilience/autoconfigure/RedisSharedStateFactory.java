@@ -4,10 +4,10 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.Locale;
 
-import dev.llmresilience.shared.SharedState;
 import dev.llmresilience.shared.redis.RedisFleet;
 import dev.llmresilience.shared.redis.RedisSettings;
 import dev.llmresilience.shared.redis.RedisSharedState;
+import dev.llmresilience.spi.SharedState;
 
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;

@@ -2,7 +2,7 @@ package dev.llmresilience.autoconfigure;
 
 import java.time.Duration;
 
-import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.ClientSettings;
 
 import org.springframework.util.unit.DataSize;

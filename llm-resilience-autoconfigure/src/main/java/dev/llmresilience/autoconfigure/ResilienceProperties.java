@@ -2,7 +2,7 @@ package dev.llmresilience.autoconfigure;
 
 import java.time.Duration;
 
-import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.EndpointSettings;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.NestedConfigurationProperty;

@@ -9,7 +9,7 @@ import dev.llmresilience.balance.Balance;
 import dev.llmresilience.balance.RouteOrder;
 import dev.llmresilience.balance.RouteStrategy;
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.EndpointSettings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

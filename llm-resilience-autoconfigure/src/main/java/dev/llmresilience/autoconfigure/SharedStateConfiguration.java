@@ -4,8 +4,8 @@ import java.time.Clock;
 import java.time.Duration;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.SharedState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -65,7 +65,7 @@ class SharedStateConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BreakerControl llmBreakerControl(SharedState sharedState, EndpointRegistry endpoints) {
-		return sharedState.breakers(endpoints);
+		return sharedState.breakers(endpoints.circuitBreakers());
 	}
 
 	private static void validate(String prefix, SharedStateProperties properties) {

@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.EndpointSettings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.spi.BalanceSource;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import org.jspecify.annotations.Nullable;
 

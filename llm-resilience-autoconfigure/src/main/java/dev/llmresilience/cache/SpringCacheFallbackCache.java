@@ -3,6 +3,8 @@ package dev.llmresilience.cache;
 import java.time.Clock;
 import java.time.Duration;
 
+import dev.llmresilience.spi.CachedAnswer;
+import dev.llmresilience.spi.FallbackCache;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.cache.Cache;

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.Completion;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;

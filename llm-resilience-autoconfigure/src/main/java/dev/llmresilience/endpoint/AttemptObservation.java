@@ -1,6 +1,10 @@
 package dev.llmresilience.endpoint;
 
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.spi.AttemptObservationContext;
+import dev.llmresilience.spi.AttemptObservationConvention;
+import dev.llmresilience.spi.DefaultAttemptObservationConvention;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 

@@ -9,6 +9,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.gateway.EndpointSettings;
 import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.scheduler.Scheduler;

@@ -5,14 +5,15 @@ import java.time.Duration;
 import java.util.function.DoubleSupplier;
 
 import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.retry.Retry;

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,6 +66,14 @@ public final class EndpointRegistry implements AutoCloseable {
 	 */
 	public Collection<LlmEndpoint> endpoints() {
 		return this.endpoints.values();
+	}
+
+	/**
+	 * The circuit breaker of every endpoint, each named after its endpoint, in priority order.
+	 * @return the breakers
+	 */
+	public List<CircuitBreaker> circuitBreakers() {
+		return this.endpoints.values().stream().map(LlmEndpoint::circuitBreaker).toList();
 	}
 
 	/**

@@ -11,6 +11,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;

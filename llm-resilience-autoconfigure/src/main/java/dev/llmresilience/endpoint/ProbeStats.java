@@ -3,6 +3,7 @@ package dev.llmresilience.endpoint;
 import java.time.Instant;
 
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.gateway.EndpointSettings;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.guard.CallVolumeGuard;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;

@@ -2,11 +2,12 @@ package dev.llmresilience.gateway;
 
 import java.time.Clock;
 
-import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.guard.BudgetGuard;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.guard.ConcurrencyLimit;
+import dev.llmresilience.spi.FallbackCache;
+import dev.llmresilience.spi.RouteSelector;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -6,8 +6,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 
-import dev.llmresilience.cache.CachedAnswer;
-import dev.llmresilience.cache.FallbackCache;
 import dev.llmresilience.cache.RequestKeys;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
@@ -16,6 +14,8 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.deferred.DeferredQueue;
 import dev.llmresilience.failure.LlmUnavailableException;
+import dev.llmresilience.spi.CachedAnswer;
+import dev.llmresilience.spi.FallbackCache;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import reactor.core.publisher.Mono;

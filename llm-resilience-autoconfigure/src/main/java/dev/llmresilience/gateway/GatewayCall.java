@@ -17,7 +17,6 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.endpoint.CallContext;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.Completion;

@@ -1,7 +1,10 @@
 package dev.llmresilience.gateway;
 
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.endpoint.DefaultAttemptObservationConvention;
+import dev.llmresilience.spi.CallObservationContext;
+import dev.llmresilience.spi.CallObservationConvention;
+import dev.llmresilience.spi.DefaultAttemptObservationConvention;
+import dev.llmresilience.spi.DefaultCallObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 

@@ -5,7 +5,6 @@ import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.Completion;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

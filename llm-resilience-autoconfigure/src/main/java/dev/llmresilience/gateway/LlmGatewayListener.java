@@ -2,7 +2,6 @@ package dev.llmresilience.gateway;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.Completion;
 import org.jspecify.annotations.Nullable;
 

@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
 
+import dev.llmresilience.spi.SpendLedger;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,6 +2,7 @@ package dev.llmresilience.guard;
 
 import java.time.Duration;
 
+import dev.llmresilience.spi.CallCounter;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 

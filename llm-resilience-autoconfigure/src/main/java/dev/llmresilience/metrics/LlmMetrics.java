@@ -7,12 +7,12 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.endpoint.DefaultAttemptObservationConvention;
-import dev.llmresilience.endpoint.EndpointSettings;
-import dev.llmresilience.gateway.DefaultCallObservationConvention;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.HedgeOutcome;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.spi.DefaultAttemptObservationConvention;
+import dev.llmresilience.spi.DefaultCallObservationConvention;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -20,16 +20,16 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
-import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.ERROR_TYPE;
-import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.OPERATION_NAME;
-import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.PROVIDER_NAME;
-import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.REQUEST_MODEL;
-import static dev.llmresilience.endpoint.DefaultAttemptObservationConvention.RESPONSE_MODEL;
-import static dev.llmresilience.gateway.DefaultCallObservationConvention.FROM;
-import static dev.llmresilience.gateway.DefaultCallObservationConvention.OUTCOME;
-import static dev.llmresilience.gateway.DefaultCallObservationConvention.ROUTE;
-import static dev.llmresilience.gateway.DefaultCallObservationConvention.TIER;
-import static dev.llmresilience.gateway.DefaultCallObservationConvention.TO;
+import static dev.llmresilience.spi.DefaultAttemptObservationConvention.ERROR_TYPE;
+import static dev.llmresilience.spi.DefaultAttemptObservationConvention.OPERATION_NAME;
+import static dev.llmresilience.spi.DefaultAttemptObservationConvention.PROVIDER_NAME;
+import static dev.llmresilience.spi.DefaultAttemptObservationConvention.REQUEST_MODEL;
+import static dev.llmresilience.spi.DefaultAttemptObservationConvention.RESPONSE_MODEL;
+import static dev.llmresilience.spi.DefaultCallObservationConvention.FROM;
+import static dev.llmresilience.spi.DefaultCallObservationConvention.OUTCOME;
+import static dev.llmresilience.spi.DefaultCallObservationConvention.ROUTE;
+import static dev.llmresilience.spi.DefaultCallObservationConvention.TIER;
+import static dev.llmresilience.spi.DefaultCallObservationConvention.TO;
 
 /**
  * Records the gateway's meters:

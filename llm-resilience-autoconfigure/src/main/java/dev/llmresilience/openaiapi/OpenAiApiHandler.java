@@ -18,7 +18,7 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.gateway.RouteSelector;
+import dev.llmresilience.spi.RouteSelector;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;

@@ -3,7 +3,6 @@ package dev.llmresilience.protocol;
 import java.util.List;
 
 import dev.llmresilience.failure.ProviderError;
-import dev.llmresilience.failure.Redaction;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -8,7 +8,6 @@ import java.util.concurrent.TimeoutException;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.Redaction;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.netty.channel.ConnectTimeoutException;

@@ -6,11 +6,11 @@ import java.util.List;
 import java.util.Map;
 
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.gateway.EndpointSettings;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
-import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType;
 import io.github.resilience4j.core.functions.Either;
 import org.junit.jupiter.api.Test;
 

@@ -9,6 +9,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.spi.BalanceSource;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -8,6 +8,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.spi.BalanceSource;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;

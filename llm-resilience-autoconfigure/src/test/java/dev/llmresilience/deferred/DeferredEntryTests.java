@@ -7,6 +7,8 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.spi.DeferredEntry;
+import dev.llmresilience.spi.DeferredStore;
 import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -11,6 +11,7 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;

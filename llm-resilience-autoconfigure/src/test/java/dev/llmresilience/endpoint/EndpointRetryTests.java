@@ -10,6 +10,7 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.support.TestEndpoints;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.core.IntervalBiFunction;

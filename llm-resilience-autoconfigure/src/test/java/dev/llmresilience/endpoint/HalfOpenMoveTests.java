@@ -17,6 +17,7 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.openai.OpenAiClientFactory;

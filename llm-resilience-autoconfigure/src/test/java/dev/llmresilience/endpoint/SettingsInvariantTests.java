@@ -2,6 +2,8 @@ package dev.llmresilience.endpoint;
 
 import java.time.Duration;
 
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.gateway.InvalidSettingException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

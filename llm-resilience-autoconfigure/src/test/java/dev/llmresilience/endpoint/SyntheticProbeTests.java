@@ -10,6 +10,7 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;

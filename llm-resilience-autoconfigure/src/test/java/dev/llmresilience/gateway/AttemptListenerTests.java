@@ -13,7 +13,6 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.protocol.ApiKey;

@@ -3,9 +3,12 @@ package dev.llmresilience.gateway;
 import java.time.Duration;
 
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
-import dev.llmresilience.endpoint.AttemptObservationContext;
-import dev.llmresilience.endpoint.AttemptObservationConvention;
-import dev.llmresilience.endpoint.DefaultAttemptObservationConvention;
+import dev.llmresilience.spi.AttemptObservationContext;
+import dev.llmresilience.spi.AttemptObservationConvention;
+import dev.llmresilience.spi.CallObservationContext;
+import dev.llmresilience.spi.CallObservationConvention;
+import dev.llmresilience.spi.DefaultAttemptObservationConvention;
+import dev.llmresilience.spi.DefaultCallObservationConvention;
 import io.micrometer.common.KeyValues;
 import io.micrometer.observation.ObservationRegistry;
 import io.micrometer.observation.tck.TestObservationRegistry;

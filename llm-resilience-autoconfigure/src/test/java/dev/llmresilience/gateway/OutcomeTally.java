@@ -10,7 +10,6 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.protocol.Completion;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;

@@ -8,6 +8,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmInvalidRequestException;
+import dev.llmresilience.spi.RouteSelector;
 import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -15,7 +15,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.DeferredEvents;
 import dev.llmresilience.support.FakeUpstream;

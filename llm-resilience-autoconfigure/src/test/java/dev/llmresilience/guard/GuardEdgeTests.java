@@ -3,6 +3,8 @@ package dev.llmresilience.guard;
 import java.math.BigDecimal;
 import java.time.ZoneId;
 
+import dev.llmresilience.spi.CallCounter;
+import dev.llmresilience.spi.SpendLedger;
 import dev.llmresilience.support.MutableClock;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +47,7 @@ class GuardEdgeTests {
 	@Test
 	void budgetSpentExactlyToItsCapIsTrippedAndCountedOnce() {
 		MutableClock clock = MutableClock.at("2026-03-01T12:00:00Z");
-		BudgetGuard budget = new BudgetGuard(new BigDecimal("1.00"), clock, ZoneId.of("UTC"), new LocalSpendLedger());
+		BudgetGuard budget = new BudgetGuard(new BigDecimal("1.00"), clock, ZoneId.of("UTC"), SpendLedger.local());
 		budget.record(new BigDecimal("0.40"));
 		assertThat(budget.isTripped()).isFalse();
 		budget.record(new BigDecimal("0.60"));

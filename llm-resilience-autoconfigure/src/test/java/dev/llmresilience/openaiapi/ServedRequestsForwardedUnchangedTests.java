@@ -3,6 +3,7 @@ package dev.llmresilience.openaiapi;
 import java.util.List;
 
 import dev.llmresilience.chat.ChatMessage;
+import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tool;
 import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.RecordedRequest;
@@ -65,11 +66,12 @@ class ServedRequestsForwardedUnchangedTests {
 	}
 
 	private JsonNode forwarded(byte[] body, String model) throws InterruptedException {
-		OpenAiApiRequest read = new OpenAiApiCodec().read(body);
+		// the body's model names a route on the API; here the endpoint's model stands for it
+		ChatRequest request = new OpenAiApiCodec().read(body).request().toBuilder().route(null).build();
 		this.upstreams.primary().enqueue(completion("ok"));
 		this.upstreams.runner()
 			.withPropertyValues("llm.endpoints.primary.model=" + model)
-			.run((context) -> chat(context, read.request()));
+			.run((context) -> chat(context, request));
 		return sentBody(this.upstreams.primary().takeRequest());
 	}
 

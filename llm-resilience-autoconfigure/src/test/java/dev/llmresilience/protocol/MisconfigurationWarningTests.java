@@ -4,7 +4,6 @@ import java.util.List;
 
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.failure.Redaction;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;

@@ -14,7 +14,6 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.failure.ProviderError;
-import dev.llmresilience.failure.RedactedException;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;

@@ -12,7 +12,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;

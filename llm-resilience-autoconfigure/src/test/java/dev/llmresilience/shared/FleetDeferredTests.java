@@ -11,7 +11,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -3,8 +3,8 @@ package dev.llmresilience.shared;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
-import dev.llmresilience.deferred.DeferredRequestFailedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestFailedEvent;
 
 import org.springframework.context.event.EventListener;
 

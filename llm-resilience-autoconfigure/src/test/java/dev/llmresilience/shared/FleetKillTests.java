@@ -9,7 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.deferred.DeferredQueue;
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;

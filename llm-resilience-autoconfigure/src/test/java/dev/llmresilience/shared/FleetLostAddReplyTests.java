@@ -12,7 +12,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.deferred.DeferredQueue;
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;

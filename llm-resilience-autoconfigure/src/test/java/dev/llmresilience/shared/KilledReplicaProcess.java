@@ -8,8 +8,8 @@ import java.util.concurrent.CountDownLatch;
 import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
-import dev.llmresilience.deferred.DeferredRequestFailedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestFailedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 
 import org.springframework.boot.Banner;

@@ -4,8 +4,8 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
-import dev.llmresilience.deferred.DeferredRequestCompletedEvent;
-import dev.llmresilience.deferred.DeferredRequestFailedEvent;
+import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
+import dev.llmresilience.gateway.DeferredRequestFailedEvent;
 
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.event.EventListener;

@@ -5,7 +5,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
-import dev.llmresilience.endpoint.EndpointSettings;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.protocol.Completion;
 import org.jspecify.annotations.Nullable;

@@ -7,7 +7,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.balance.Balance;
-import dev.llmresilience.balance.BalanceSource;
 import dev.llmresilience.balance.RouteBalancer;
 import dev.llmresilience.balance.RouteOrder;
 import dev.llmresilience.balance.RouteStrategy;
@@ -23,6 +22,7 @@ import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.gateway.Hedging;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.spi.BalanceSource;
 import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

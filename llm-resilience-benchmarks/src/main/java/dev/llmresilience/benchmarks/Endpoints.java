@@ -12,10 +12,10 @@ import java.util.function.UnaryOperator;
 
 import dev.llmresilience.endpoint.EndpointFactory;
 import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.EndpointSettings;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.DefaultLlmGateway;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.LlmClient;

@@ -15,8 +15,8 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.endpoint.EndpointRegistry;
 import dev.llmresilience.endpoint.LlmEndpoint;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.ManualState;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -99,7 +99,7 @@ final class OpenPropagation {
 					}
 				}
 				failureToAll.add(last - tipping);
-				replicas.get(0).getBean(BreakerControl.class).transition(first, ManualState.RESET);
+				replicas.get(0).getBean(BreakerControl.class).transition(first.circuitBreaker(), ManualState.RESET);
 				until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
 				while (!allClosed(replicas) && System.nanoTime() < until) {
 					LockSupport.parkNanos(100_000);
@@ -107,7 +107,7 @@ final class OpenPropagation {
 				if (!allClosed(replicas)) {
 					throw new IllegalStateException("Episode " + episode + ": the fleet's RESET did not close every replica: "
 							+ replicas.stream().map((replica) -> replica.getBean(EndpointRegistry.class).endpoint("primary")
-								.circuitBreaker().getState() + " " + replica.getBean(dev.llmresilience.shared.SharedState.class).status()).toList());
+								.circuitBreaker().getState() + " " + replica.getBean(dev.llmresilience.spi.SharedState.class).status()).toList());
 				}
 			}
 			replicas.forEach(AnnotationConfigApplicationContext::close);

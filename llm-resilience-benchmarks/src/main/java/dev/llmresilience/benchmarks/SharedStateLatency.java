@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.shared.SharedState;
+import dev.llmresilience.spi.SharedState;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -5,7 +5,7 @@ import java.util.Locale;
 
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.ProviderError;
-import dev.llmresilience.failure.Redaction;
+import dev.llmresilience.protocol.Redaction;
 import dev.llmresilience.protocol.UpstreamFailures;
 import org.jspecify.annotations.Nullable;
 

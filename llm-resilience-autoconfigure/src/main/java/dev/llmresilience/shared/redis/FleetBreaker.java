@@ -3,15 +3,13 @@ package dev.llmresilience.shared.redis;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.ManualState;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-
 import reactor.core.publisher.Mono;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -33,7 +31,8 @@ final class FleetBreaker {
 
 	private final RedisFleet fleet;
 
-	private final LlmEndpoint endpoint;
+	/** The endpoint's name, which its breaker carries. */
+	private final String name;
 
 	private final CircuitBreaker breaker;
 
@@ -57,13 +56,13 @@ final class FleetBreaker {
 	/** A state set by hand here while Redis was unavailable, to be sent when it is back. */
 	private volatile @Nullable ManualState unsent;
 
-	FleetBreaker(RedisFleet fleet, LlmEndpoint endpoint) {
+	FleetBreaker(RedisFleet fleet, CircuitBreaker breaker) {
 		this.fleet = fleet;
-		this.endpoint = endpoint;
-		this.breaker = endpoint.circuitBreaker();
-		this.keys = List.of(fleet.key("breaker:" + endpoint.name() + ":window"),
-				fleet.key("breaker:" + endpoint.name() + ":state"));
-		this.probes = new FleetProbes(fleet, endpoint, this.keys);
+		this.breaker = breaker;
+		this.name = breaker.getName();
+		this.keys = List.of(fleet.key("breaker:" + this.name + ":window"),
+				fleet.key("breaker:" + this.name + ":state"));
+		this.probes = new FleetProbes(fleet, breaker, this.keys);
 		this.breaker.getEventPublisher().onSuccess((event) -> record('0')).onError((event) -> record('1'));
 	}
 
@@ -97,7 +96,7 @@ final class FleetBreaker {
 		this.fleet
 			.script(RECORD, this.keys, this.fleet.replica(), outcomes, config.getSlidingWindowSize(),
 					config.getMinimumNumberOfCalls(), config.getFailureRateThreshold(), this.probes.fleetOpenTime().toMillis(),
-					this.fleet.channel(), this.endpoint.name())
+					this.fleet.channel(), this.name)
 			.subscribe((reply) -> {
 				if (this.epoch.get() == sentIn) {
 					apply(FleetDecision.of(String.valueOf(reply.get(0))), "");
@@ -132,7 +131,7 @@ final class FleetBreaker {
 					ManualState manual = decision.manual();
 					this.held = holds(manual) ? manual : null;
 					if (!matches(this.breaker.getState(), manual)) {
-						BreakerControl.apply(this.endpoint, manual);
+						BreakerControl.apply(this.breaker, manual);
 					}
 				}
 				case COUNTED -> {
@@ -141,7 +140,7 @@ final class FleetBreaker {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not apply the fleet's " + decision + " to '" + this.endpoint.name() + "': " + ex);
+			logger.debug("Could not apply the fleet's " + decision + " to '" + this.name + "': " + ex);
 		}
 	}
 
@@ -152,7 +151,7 @@ final class FleetBreaker {
 	 */
 	void transition(ManualState state) {
 		this.epoch.incrementAndGet();
-		BreakerControl.apply(this.endpoint, state);
+		BreakerControl.apply(this.breaker, state);
 		this.held = holds(state) ? state : null;
 		send(state);
 	}
@@ -168,7 +167,7 @@ final class FleetBreaker {
 		}
 		this.unsent = null;
 		return this.fleet
-			.script(MANUAL, this.keys, state.name(), this.fleet.replica(), this.fleet.channel(), this.endpoint.name())
+			.script(MANUAL, this.keys, state.name(), this.fleet.replica(), this.fleet.channel(), this.name)
 			.doOnError((error) -> this.unsent = state);
 	}
 

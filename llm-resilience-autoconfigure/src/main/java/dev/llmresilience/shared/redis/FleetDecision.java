@@ -1,6 +1,6 @@
 package dev.llmresilience.shared.redis;
 
-import dev.llmresilience.shared.ManualState;
+import dev.llmresilience.spi.ManualState;
 import org.jspecify.annotations.Nullable;
 
 /**

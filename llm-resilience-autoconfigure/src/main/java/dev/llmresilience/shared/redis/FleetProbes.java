@@ -3,7 +3,6 @@ package dev.llmresilience.shared.redis;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.endpoint.LlmEndpoint;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import org.apache.commons.logging.Log;
@@ -32,7 +31,8 @@ final class FleetProbes {
 
 	private final RedisFleet fleet;
 
-	private final LlmEndpoint endpoint;
+	/** The endpoint's name, which its breaker carries. */
+	private final String name;
 
 	private final CircuitBreaker breaker;
 
@@ -52,12 +52,13 @@ final class FleetProbes {
 	/** Set while this class moves the breaker, so that its own transitions are not taken for the breaker's. */
 	private final ThreadLocal<Boolean> moving = ThreadLocal.withInitial(() -> false);
 
-	FleetProbes(RedisFleet fleet, LlmEndpoint endpoint, List<String> keys) {
+	FleetProbes(RedisFleet fleet, CircuitBreaker breaker, List<String> keys) {
 		this.fleet = fleet;
-		this.endpoint = endpoint;
-		this.breaker = endpoint.circuitBreaker();
+		this.breaker = breaker;
+		this.name = breaker.getName();
 		this.keys = keys;
-		this.wait = endpoint.settings().circuitBreaker().waitDurationInOpenState();
+		// the starter's breakers wait a fixed time in the open state: any attempt number gives it
+		this.wait = Duration.ofMillis(breaker.getCircuitBreakerConfig().getWaitIntervalFunctionInOpenState().apply(1));
 		// onEvent consumers are called before the type-specific ones, the library's probes among them
 		this.breaker.getEventPublisher().onEvent((event) -> {
 			if (event instanceof CircuitBreakerOnStateTransitionEvent transition) {
@@ -89,7 +90,7 @@ final class FleetProbes {
 			return; // forced or disabled by hand
 		}
 		if (!this.fleetOpen || now == CircuitBreaker.State.CLOSED) {
-			logger.info("LLM endpoint '" + this.endpoint.name() + "': the fleet's outcomes open its breaker"
+			logger.info("LLM endpoint '" + this.name + "': the fleet's outcomes open its breaker"
 					+ (leader ? "; this replica probes it" : "; another replica probes it"));
 		}
 		this.fleetOpen = true;
@@ -123,7 +124,7 @@ final class FleetProbes {
 	void recovered() {
 		CircuitBreaker.State now = this.breaker.getState();
 		if (this.fleetOpen && (now == CircuitBreaker.State.OPEN || now == CircuitBreaker.State.HALF_OPEN)) {
-			logger.info("LLM endpoint '" + this.endpoint.name() + "': the fleet's probes succeeded; closing its breaker");
+			logger.info("LLM endpoint '" + this.name + "': the fleet's probes succeeded; closing its breaker");
 			move(this.breaker::transitionToClosedState);
 		}
 		this.fleetOpen = false;
@@ -155,7 +156,7 @@ final class FleetProbes {
 			transition.run();
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not move the breaker of '" + this.endpoint.name() + "': " + ex);
+			logger.debug("Could not move the breaker of '" + this.name + "': " + ex);
 		}
 		finally {
 			this.moving.set(false);
@@ -195,7 +196,7 @@ final class FleetProbes {
 
 	private void tell(FleetDecision outcome) {
 		if (this.fleet.isAvailable()) {
-			this.fleet.script(PROBED, this.keys, outcome.name(), this.fleet.replica(), this.fleet.channel(), this.endpoint.name(),
+			this.fleet.script(PROBED, this.keys, outcome.name(), this.fleet.replica(), this.fleet.channel(), this.name,
 					fleetOpenTime().toMillis()).subscribe(null, (error) -> { });
 		}
 	}

@@ -1,12 +1,12 @@
 package dev.llmresilience.shared.redis;
 
+import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.ManualState;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.ManualState;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import reactor.core.publisher.Flux;
 
 /**
@@ -26,12 +26,12 @@ public final class RedisBreakers implements BreakerControl {
 	/**
 	 * Share the breakers of every endpoint.
 	 * @param fleet this replica's seat in the fleet
-	 * @param endpoints the endpoints
+	 * @param breakers the circuit breakers of every endpoint, each named after its endpoint
 	 */
-	public RedisBreakers(RedisFleet fleet, EndpointRegistry endpoints) {
+	public RedisBreakers(RedisFleet fleet, Collection<CircuitBreaker> breakers) {
 		this.fleet = fleet;
-		for (LlmEndpoint endpoint : endpoints.endpoints()) {
-			this.breakers.put(endpoint.name(), new FleetBreaker(fleet, endpoint));
+		for (CircuitBreaker breaker : breakers) {
+			this.breakers.put(breaker.getName(), new FleetBreaker(fleet, breaker));
 		}
 		fleet.onMessage("breaker", this::received);
 		fleet.whenAvailable(() -> Flux.fromIterable(this.breakers.values()).flatMap(FleetBreaker::reconcile).then());
@@ -43,13 +43,13 @@ public final class RedisBreakers implements BreakerControl {
 	}
 
 	@Override
-	public void transition(LlmEndpoint endpoint, ManualState state) {
-		FleetBreaker breaker = this.breakers.get(endpoint.name());
-		if (breaker != null) {
-			breaker.transition(state);
+	public void transition(CircuitBreaker breaker, ManualState state) {
+		FleetBreaker shared = this.breakers.get(breaker.getName());
+		if (shared != null) {
+			shared.transition(state);
 		}
 		else {
-			BreakerControl.apply(endpoint, state);
+			BreakerControl.apply(breaker, state);
 		}
 	}
 

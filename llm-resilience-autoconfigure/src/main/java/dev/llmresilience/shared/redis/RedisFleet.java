@@ -7,8 +7,8 @@ import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
-import dev.llmresilience.shared.SharedState;
-import dev.llmresilience.shared.SharedStateStatus;
+import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SharedStateStatus;
 import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;

@@ -4,15 +4,16 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 
-import dev.llmresilience.deferred.DeferredStore;
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.guard.CallCounter;
-import dev.llmresilience.guard.SpendLedger;
-import dev.llmresilience.shared.BreakerControl;
-import dev.llmresilience.shared.SharedState;
-import dev.llmresilience.shared.SharedStateStatus;
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.CallCounter;
+import dev.llmresilience.spi.DeferredStore;
+import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SharedStateStatus;
+import dev.llmresilience.spi.SpendLedger;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.context.SmartLifecycle;
 
@@ -76,8 +77,8 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 	}
 
 	@Override
-	public BreakerControl breakers(EndpointRegistry endpoints) {
-		return new RedisBreakers(this.fleet, endpoints);
+	public BreakerControl breakers(Collection<CircuitBreaker> breakers) {
+		return new RedisBreakers(this.fleet, breakers);
 	}
 
 	@Override

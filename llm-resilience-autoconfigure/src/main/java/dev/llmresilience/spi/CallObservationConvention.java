@@ -1,4 +1,4 @@
-package dev.llmresilience.gateway;
+package dev.llmresilience.spi;
 
 import io.micrometer.observation.GlobalObservationConvention;
 import io.micrometer.observation.Observation;

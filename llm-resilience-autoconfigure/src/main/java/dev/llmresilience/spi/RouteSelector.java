@@ -1,4 +1,4 @@
-package dev.llmresilience.gateway;
+package dev.llmresilience.spi;
 
 import dev.llmresilience.chat.ChatRequest;
 

@@ -1,4 +1,4 @@
-package dev.llmresilience.failure;
+package dev.llmresilience.protocol;
 
 import java.io.IOException;
 import java.util.List;

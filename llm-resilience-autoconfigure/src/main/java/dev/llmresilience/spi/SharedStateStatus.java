@@ -1,4 +1,4 @@
-package dev.llmresilience.shared;
+package dev.llmresilience.spi;
 
 import java.time.Instant;
 

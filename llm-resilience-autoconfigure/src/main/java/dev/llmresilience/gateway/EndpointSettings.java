@@ -1,4 +1,4 @@
-package dev.llmresilience.endpoint;
+package dev.llmresilience.gateway;
 
 import java.math.BigDecimal;
 import java.math.MathContext;

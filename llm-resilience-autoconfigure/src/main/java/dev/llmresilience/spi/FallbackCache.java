@@ -1,7 +1,8 @@
-package dev.llmresilience.cache;
+package dev.llmresilience.spi;
 
 import java.util.Optional;
 
+import dev.llmresilience.cache.RequestKeys;
 import dev.llmresilience.chat.ChatResponse;
 
 /**

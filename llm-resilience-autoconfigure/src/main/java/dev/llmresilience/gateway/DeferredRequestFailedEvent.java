@@ -1,4 +1,4 @@
-package dev.llmresilience.deferred;
+package dev.llmresilience.gateway;
 
 import org.springframework.context.ApplicationEvent;
 

@@ -1,6 +1,7 @@
-package dev.llmresilience.endpoint;
+package dev.llmresilience.spi;
 
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.gateway.EndpointSettings;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -88,13 +89,23 @@ public class AttemptObservationContext extends Observation.Context {
 		return this.responseModel;
 	}
 
-	void ended(Outcome outcome, boolean failed, String responseModel) {
+	/**
+	 * Records how the attempt ended; called by the gateway, once.
+	 * @param outcome the outcome
+	 * @param failed whether it failed
+	 * @param responseModel the model the provider named
+	 */
+	public void ended(Outcome outcome, boolean failed, String responseModel) {
 		this.outcome = outcome;
 		this.failed = failed;
 		this.responseModel = responseModel;
 	}
 
-	void cancelled(String responseModel) {
+	/**
+	 * Records that the caller cancelled the attempt; called by the gateway, once.
+	 * @param responseModel the model the provider named
+	 */
+	public void cancelled(String responseModel) {
 		this.cancelled = true;
 		this.responseModel = responseModel;
 	}

@@ -1,4 +1,6 @@
-package dev.llmresilience.guard;
+package dev.llmresilience.spi;
+
+import dev.llmresilience.guard.CallVolumeGuard;
 
 /**
  * Counts the upstream calls of the call-volume guard's window and decides, on the caller's thread

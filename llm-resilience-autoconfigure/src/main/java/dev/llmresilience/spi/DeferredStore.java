@@ -1,9 +1,11 @@
-package dev.llmresilience.deferred;
+package dev.llmresilience.spi;
 
 import java.util.List;
 import java.util.Optional;
 
 import dev.llmresilience.chat.DeferredResult;
+import dev.llmresilience.deferred.DeferredQueue;
+import dev.llmresilience.deferred.InMemoryDeferredStore;
 import reactor.core.publisher.Mono;
 
 /**

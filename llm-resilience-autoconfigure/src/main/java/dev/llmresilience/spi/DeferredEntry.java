@@ -1,4 +1,4 @@
-package dev.llmresilience.deferred;
+package dev.llmresilience.spi;
 
 import java.time.Instant;
 
@@ -22,17 +22,34 @@ import org.jspecify.annotations.Nullable;
 public record DeferredEntry(String ticket, ChatRequest request, DeferredResult.State state, int attempts,
 		@Nullable ChatResponse response, @Nullable String reason, Instant createdAt, Instant updatedAt) {
 
-	DeferredEntry attempted(Instant now) {
+	/**
+	 * This entry with one more attempt begun.
+	 * @param now the time
+	 * @return the entry
+	 */
+	public DeferredEntry attempted(Instant now) {
 		return new DeferredEntry(this.ticket, this.request, this.state, this.attempts + 1, null, null, this.createdAt,
 				now);
 	}
 
-	DeferredEntry completed(ChatResponse response, Instant now) {
+	/**
+	 * This entry answered.
+	 * @param response the answer
+	 * @param now the time
+	 * @return the entry
+	 */
+	public DeferredEntry completed(ChatResponse response, Instant now) {
 		return new DeferredEntry(this.ticket, this.request, DeferredResult.State.COMPLETED, this.attempts, response,
 				null, this.createdAt, now);
 	}
 
-	DeferredEntry failed(String reason, Instant now) {
+	/**
+	 * This entry given up on.
+	 * @param reason why
+	 * @param now the time
+	 * @return the entry
+	 */
+	public DeferredEntry failed(String reason, Instant now) {
 		return new DeferredEntry(this.ticket, this.request, DeferredResult.State.FAILED, this.attempts, null, reason,
 				this.createdAt, now);
 	}

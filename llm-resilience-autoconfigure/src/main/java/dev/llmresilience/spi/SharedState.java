@@ -1,12 +1,10 @@
-package dev.llmresilience.shared;
+package dev.llmresilience.spi;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.Collection;
 
-import dev.llmresilience.deferred.DeferredStore;
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.guard.CallCounter;
-import dev.llmresilience.guard.SpendLedger;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -55,10 +53,10 @@ public interface SharedState {
 
 	/**
 	 * Share the endpoints' breakers, and move them by hand.
-	 * @param endpoints the endpoints
+	 * @param breakers the circuit breakers of every endpoint, each named after its endpoint
 	 * @return how a breaker is moved by hand: on every replica when shared
 	 */
-	default BreakerControl breakers(EndpointRegistry endpoints) {
+	default BreakerControl breakers(Collection<CircuitBreaker> breakers) {
 		return BreakerControl.LOCAL;
 	}
 

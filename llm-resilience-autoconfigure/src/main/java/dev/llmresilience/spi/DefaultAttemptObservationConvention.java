@@ -1,5 +1,6 @@
-package dev.llmresilience.endpoint;
+package dev.llmresilience.spi;
 
+import dev.llmresilience.gateway.EndpointSettings;
 import io.micrometer.common.KeyValues;
 
 /**

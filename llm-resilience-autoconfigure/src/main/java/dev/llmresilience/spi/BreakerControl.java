@@ -1,6 +1,5 @@
-package dev.llmresilience.shared;
+package dev.llmresilience.spi;
 
-import dev.llmresilience.endpoint.LlmEndpoint;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**
@@ -14,18 +13,17 @@ public interface BreakerControl {
 
 	/**
 	 * Move a breaker.
-	 * @param endpoint the endpoint
+	 * @param breaker the endpoint's circuit breaker
 	 * @param state the state to move it to
 	 */
-	void transition(LlmEndpoint endpoint, ManualState state);
+	void transition(CircuitBreaker breaker, ManualState state);
 
 	/**
 	 * Move this instance's breaker.
-	 * @param endpoint the endpoint
+	 * @param breaker the endpoint's circuit breaker
 	 * @param state the state to move it to
 	 */
-	static void apply(LlmEndpoint endpoint, ManualState state) {
-		CircuitBreaker breaker = endpoint.circuitBreaker();
+	static void apply(CircuitBreaker breaker, ManualState state) {
 		switch (state) {
 			case FORCED_OPEN -> breaker.transitionToForcedOpenState();
 			case CLOSED -> breaker.transitionToClosedState();

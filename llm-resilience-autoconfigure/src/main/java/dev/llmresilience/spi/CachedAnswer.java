@@ -1,4 +1,4 @@
-package dev.llmresilience.cache;
+package dev.llmresilience.spi;
 
 import java.io.Serializable;
 import java.time.Instant;

@@ -1,7 +1,9 @@
-package dev.llmresilience.guard;
+package dev.llmresilience.spi;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;
+
+import dev.llmresilience.guard.BudgetGuard;
 
 /**
  * Adds up what each day's answers cost, for {@link BudgetGuard}. The default keeps this instance's

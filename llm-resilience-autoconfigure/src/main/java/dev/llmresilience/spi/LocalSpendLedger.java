@@ -1,4 +1,4 @@
-package dev.llmresilience.guard;
+package dev.llmresilience.spi;
 
 import java.math.BigDecimal;
 import java.time.LocalDate;

@@ -1,4 +1,4 @@
-package dev.llmresilience.gateway;
+package dev.llmresilience.spi;
 
 import dev.llmresilience.chat.ChatResponse;
 import io.micrometer.observation.Observation;
@@ -39,7 +39,11 @@ public class CallObservationContext extends Observation.Context {
 		return this.response;
 	}
 
-	void answered(ChatResponse response) {
+	/**
+	 * Records the call's answer; called by the gateway, once.
+	 * @param response the answer
+	 */
+	public void answered(ChatResponse response) {
 		this.response = response;
 	}
 

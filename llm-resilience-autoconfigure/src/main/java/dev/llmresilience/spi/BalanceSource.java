@@ -1,10 +1,11 @@
-package dev.llmresilience.balance;
+package dev.llmresilience.spi;
 
 import java.util.SplittableRandom;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
+import dev.llmresilience.balance.RouteBalancer;
 import reactor.core.scheduler.Schedulers;
 
 /**

@@ -1,5 +1,6 @@
-package dev.llmresilience.failure;
+package dev.llmresilience.protocol;
 
+import dev.llmresilience.failure.LlmException;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -1,4 +1,4 @@
-package dev.llmresilience.endpoint;
+package dev.llmresilience.gateway;
 
 /**
  * An {@link EndpointSettings} record refused a value that breaks one of its invariants. Names the
