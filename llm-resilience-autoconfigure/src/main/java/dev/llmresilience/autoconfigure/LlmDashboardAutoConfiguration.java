@@ -6,7 +6,8 @@ import java.util.Set;
 import dev.llmresilience.dashboard.DashboardPage;
 import dev.llmresilience.dashboard.ReactiveDashboardRoute;
 import dev.llmresilience.dashboard.ServletDashboardRoute;
-import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
@@ -43,7 +44,7 @@ public final class LlmDashboardAutoConfiguration {
 	@ConditionalOnMissingBean
 	DashboardPage llmDashboardPage(LlmProperties properties, Environment environment) {
 		Duration refresh = properties.getDashboard().getRefresh();
-		Validation.check(refresh != null && refresh.compareTo(SHORTEST_REFRESH) >= 0 && refresh.compareTo(LONGEST_REFRESH) <= 0,
+		LlmConfigurationException.check(refresh != null && refresh.compareTo(SHORTEST_REFRESH) >= 0 && refresh.compareTo(LONGEST_REFRESH) <= 0,
 				"llm.dashboard.refresh", refresh, "outside 500ms to 1m", "Use a duration such as 2s (the default).");
 		Binder binder = Binder.get(environment);
 		String basePath = binder.bind("management.endpoints.web.base-path", String.class).orElse("/actuator");

@@ -4,7 +4,8 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.openaiapi.BodyLimits;
 import dev.llmresilience.openaiapi.ClientKeys;
@@ -48,8 +49,8 @@ public final class OpenAiApiAutoConfiguration {
 					"List the keys clients send as 'Authorization: Bearer <key>', e.g. llm.openai-api.api-keys=${LLM_CLIENT_KEY}, "
 							+ "or set llm.openai-api.enabled=false.");
 		}
-		long max = Validation.size("llm.openai-api.max-request-size", api.getMaxRequestSize(), "Use a size such as 4MB.");
-		int reads = Validation.atLeast("llm.openai-api.max-concurrent-body-reads", api.getMaxConcurrentBodyReads(), 1,
+		long max = LlmConfigurationException.size("llm.openai-api.max-request-size", api.getMaxRequestSize(), "Use a size such as 4MB.");
+		int reads = LlmConfigurationException.atLeast("llm.openai-api.max-concurrent-body-reads", api.getMaxConcurrentBodyReads(), 1,
 				"Use a count such as 32.");
 		basePath(api);
 		return new OpenAiApiHandler(gateway, endpoints, routeSelector, new ClientKeys(keys),

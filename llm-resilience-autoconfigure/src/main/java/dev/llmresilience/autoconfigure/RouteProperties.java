@@ -45,15 +45,26 @@ public class RouteProperties {
 	 * @param endpoints the endpoints' names, separated by commas
 	 */
 	public RouteProperties(String endpoints) {
-		this(Arrays.stream(StringUtils.commaDelimitedListToStringArray(endpoints))
+		this.endpoints = Arrays.stream(StringUtils.commaDelimitedListToStringArray(endpoints))
 			.map(String::trim)
 			.filter((name) -> !name.isEmpty())
-			.toList());
+			.toList();
+		this.listForm = true;
 	}
 
-	RouteProperties(List<String> endpoints) {
+	private RouteProperties(List<String> endpoints) {
 		this.endpoints = List.copyOf(endpoints);
 		this.listForm = true;
+	}
+
+	/**
+	 * A route in its list form, as the wiring reads {@code llm.routes.<name>[0]=a} (not named
+	 * {@code of} or {@code from}, so that Boot's conversion does not take it for a converter).
+	 * @param endpoints the endpoints' names
+	 * @return the route
+	 */
+	public static RouteProperties listed(List<String> endpoints) {
+		return new RouteProperties(endpoints);
 	}
 
 	public @Nullable List<String> getEndpoints() {
@@ -80,8 +91,12 @@ public class RouteProperties {
 		this.order = order;
 	}
 
-	// written as a plain list of endpoint names: its errors name llm.routes.<name> itself
-	boolean listForm() {
+	/**
+	 * Whether the route was written as a plain list of endpoint names: its errors then name
+	 * {@code llm.routes.<name>} itself.
+	 * @return whether it is in list form
+	 */
+	public boolean listForm() {
 		return this.listForm;
 	}
 

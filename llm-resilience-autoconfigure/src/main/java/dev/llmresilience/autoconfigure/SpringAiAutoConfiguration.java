@@ -3,7 +3,8 @@ package dev.llmresilience.autoconfigure;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.springai.SpringAiClientFactory;
@@ -54,7 +55,7 @@ public final class SpringAiAutoConfiguration {
 		String property = (endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint)
 				+ ".chat-model-bean";
 		List<String> models = Arrays.stream(beans.getBeanNamesForType(ChatModel.class, true, false))
-			.filter((bean) -> !bean.equals(SpringAiEndpoints.GATEWAY_CHAT_MODEL))
+			.filter((bean) -> !bean.equals(SpringAiProperties.GATEWAY_CHAT_MODEL))
 			.toList();
 		if (!beans.containsBean(name) || !beans.isTypeMatch(name, ChatModel.class)) {
 			throw new LlmConfigurationException(property, "names no Spring AI ChatModel bean ('" + name + "')",
@@ -86,9 +87,9 @@ public final class SpringAiAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "llm.spring-ai.chat-model.primary", matchIfMissing = true)
 	static class PrimaryGatewayChatModel {
 
-		@Bean(SpringAiEndpoints.GATEWAY_CHAT_MODEL)
+		@Bean(SpringAiProperties.GATEWAY_CHAT_MODEL)
 		@Primary
-		@ConditionalOnMissingBean(name = SpringAiEndpoints.GATEWAY_CHAT_MODEL)
+		@ConditionalOnMissingBean(name = SpringAiProperties.GATEWAY_CHAT_MODEL)
 		LlmGatewayChatModel llmGatewayChatModel(LlmGateway gateway, EndpointRegistry endpoints,
 				ObjectProvider<ToolCallingManager> toolCallingManager, SpringAiProperties properties) {
 			return gatewayChatModel(gateway, endpoints, toolCallingManager, properties);
@@ -102,8 +103,8 @@ public final class SpringAiAutoConfiguration {
 	@ConditionalOnBooleanProperty(name = "llm.spring-ai.chat-model.primary", havingValue = false)
 	static class SecondaryGatewayChatModel {
 
-		@Bean(SpringAiEndpoints.GATEWAY_CHAT_MODEL)
-		@ConditionalOnMissingBean(name = SpringAiEndpoints.GATEWAY_CHAT_MODEL)
+		@Bean(SpringAiProperties.GATEWAY_CHAT_MODEL)
+		@ConditionalOnMissingBean(name = SpringAiProperties.GATEWAY_CHAT_MODEL)
 		LlmGatewayChatModel llmGatewayChatModel(LlmGateway gateway, EndpointRegistry endpoints,
 				ObjectProvider<ToolCallingManager> toolCallingManager, SpringAiProperties properties) {
 			return gatewayChatModel(gateway, endpoints, toolCallingManager, properties);

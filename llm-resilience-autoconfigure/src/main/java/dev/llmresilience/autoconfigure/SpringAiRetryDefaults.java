@@ -44,7 +44,7 @@ public final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Or
 			.orElse(Map.of())
 			.values()
 			.stream()
-			.anyMatch((endpoint) -> SpringAiEndpoints.PROTOCOL.equals(endpoint.getProtocol()));
+			.anyMatch((endpoint) -> SpringAiProperties.PROTOCOL.equals(endpoint.getProtocol()));
 	}
 
 	@Override

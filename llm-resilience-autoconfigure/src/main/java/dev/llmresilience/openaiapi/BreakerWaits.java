@@ -8,8 +8,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmEndpoint;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 /**

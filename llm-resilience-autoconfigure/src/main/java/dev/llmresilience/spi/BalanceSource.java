@@ -5,7 +5,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import dev.llmresilience.balance.RouteBalancer;
+import dev.llmresilience.engine.RouteBalancer;
 import reactor.core.scheduler.Schedulers;
 
 /**

@@ -1,6 +1,6 @@
 package dev.llmresilience.spi;
 
-import dev.llmresilience.guard.CallVolumeGuard;
+import dev.llmresilience.engine.CallVolumeGuard;
 
 /**
  * Counts the upstream calls of the call-volume guard's window and decides, on the caller's thread

@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.deferred.DeferredQueue;
-import dev.llmresilience.deferred.InMemoryDeferredStore;
+import dev.llmresilience.engine.DeferredQueue;
+import dev.llmresilience.engine.InMemoryDeferredStore;
 import reactor.core.publisher.Mono;
 
 /**

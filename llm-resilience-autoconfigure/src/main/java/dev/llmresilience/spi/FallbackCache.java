@@ -2,8 +2,8 @@ package dev.llmresilience.spi;
 
 import java.util.Optional;
 
-import dev.llmresilience.cache.RequestKeys;
 import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.engine.RequestKeys;
 
 /**
  * Last good answers, by request key, for the CACHED tier.

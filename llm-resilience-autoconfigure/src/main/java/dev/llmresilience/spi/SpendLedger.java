@@ -3,7 +3,7 @@ package dev.llmresilience.spi;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 
-import dev.llmresilience.guard.BudgetGuard;
+import dev.llmresilience.engine.BudgetGuard;
 
 /**
  * Adds up what each day's answers cost, for {@link BudgetGuard}. The default keeps this instance's

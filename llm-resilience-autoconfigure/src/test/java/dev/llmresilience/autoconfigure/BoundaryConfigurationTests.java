@@ -1,5 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;

@@ -5,8 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmAutoConfiguration;
+import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.gateway.EndpointSettings;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -22,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
 /**
- * Tests for the override chain of {@link EndpointSettingsResolver}: an endpoint's own value, else
+ * Tests for the override chain of {@code EndpointSettingsResolver}: an endpoint's own value, else
  * {@code llm.defaults}, else the built-in default; asserted on the resolved settings and on the
  * Resilience4j configurations the endpoints actually run with. Also the routes built from them.
  */

@@ -1,5 +1,6 @@
 package dev.llmresilience.autoconfigure;
 
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.openaiapi.OpenAiApiHandler;
 import org.junit.jupiter.api.Test;
 

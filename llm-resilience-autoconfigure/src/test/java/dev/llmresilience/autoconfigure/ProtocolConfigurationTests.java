@@ -3,7 +3,8 @@ package dev.llmresilience.autoconfigure;
 import java.util.Arrays;
 import java.util.stream.Stream;
 
-import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.gateway.EndpointSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -2,6 +2,7 @@ package dev.llmresilience.autoconfigure;
 
 import java.util.Map;
 
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.model.ChatModel;
@@ -9,8 +10,8 @@ import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.core.env.StandardEnvironment;
 import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -69,7 +70,7 @@ class SpringAiConfigurationTests {
 			.withPropertyValues("llm.endpoints.claude.chat-model-bean=vendorChatModel")
 			.withBean("vendorChatModel", ChatModel.class, () -> (prompt) -> null)
 			.run((context) -> assertThat(context).hasNotFailed()
-				.getBean(dev.llmresilience.endpoint.EndpointRegistry.class)
+				.getBean(dev.llmresilience.engine.EndpointRegistry.class)
 				.extracting((registry) -> registry.endpoint("claude").settings().chatModelBean())
 				.isEqualTo("vendorChatModel"));
 	}

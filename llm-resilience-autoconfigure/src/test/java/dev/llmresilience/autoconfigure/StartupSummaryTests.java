@@ -2,6 +2,7 @@ package dev.llmresilience.autoconfigure;
 
 import java.util.List;
 
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
 import dev.llmresilience.autoconfigure.SpringAiAutoConfiguration;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
@@ -194,7 +194,7 @@ class LlmGatewayChatModelTests {
 		runner().run((context) -> assertThat(catchThrowable(() -> ChatClient.create(model(context)).prompt().user("hi").call().content()))
 			.isInstanceOf(NonTransientAiException.class));
 		runner().withPropertyValues("llm.spring-ai.chat-model.busy-as-error=true").run((context) -> {
-			context.getBean(dev.llmresilience.endpoint.EndpointRegistry.class).endpoints()
+			context.getBean(dev.llmresilience.engine.EndpointRegistry.class).endpoints()
 				.forEach((endpoint) -> endpoint.circuitBreaker().transitionToForcedOpenState());
 			assertThat(catchThrowable(() -> ChatClient.create(model(context)).prompt().user("hi").call().content()))
 				.isInstanceOf(TransientAiException.class)
@@ -207,7 +207,7 @@ class LlmGatewayChatModelTests {
 	@Test
 	void byDefaultBusyIsAnAnswerWhoseMetadataSaysBusy() {
 		runner().run((context) -> {
-			context.getBean(dev.llmresilience.endpoint.EndpointRegistry.class).endpoints()
+			context.getBean(dev.llmresilience.engine.EndpointRegistry.class).endpoints()
 				.forEach((endpoint) -> endpoint.circuitBreaker().transitionToForcedOpenState());
 			ChatResponse response = ChatClient.create(model(context)).prompt().user("hi").call().chatResponse();
 			assertThat(response.getResult().getOutput().getText()).isEqualTo("The service is busy right now. Please try again in a minute.");

@@ -11,12 +11,12 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
-import dev.llmresilience.autoconfigure.LlmMetricsAutoConfiguration;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.LlmAutoConfiguration;
+import dev.llmresilience.engine.LlmEndpoint;
+import dev.llmresilience.engine.LlmMetricsAutoConfiguration;
 import dev.llmresilience.gateway.LlmGateway;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;

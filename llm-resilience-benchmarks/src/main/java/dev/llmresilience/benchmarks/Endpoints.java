@@ -10,13 +10,13 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.UnaryOperator;
 
-import dev.llmresilience.endpoint.EndpointFactory;
-import dev.llmresilience.endpoint.EndpointRegistry;
-import dev.llmresilience.endpoint.LlmEndpoint;
+import dev.llmresilience.engine.DefaultLlmGateway;
+import dev.llmresilience.engine.EndpointFactory;
+import dev.llmresilience.engine.EndpointRegistry;
+import dev.llmresilience.engine.GatewaySettings;
+import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.gateway.DefaultLlmGateway;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.gateway.GatewaySettings;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.UpstreamFailures;

@@ -16,7 +16,7 @@ import dev.llmresilience.benchmarks.StubProvider.FailureMode;
 import dev.llmresilience.benchmarks.StubProvider.Outage;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.endpoint.EndpointRegistry;
+import dev.llmresilience.engine.EndpointRegistry;
 import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
-import dev.llmresilience.autoconfigure.LlmAutoConfiguration;
+import dev.llmresilience.engine.LlmAutoConfiguration;
 import redis.embedded.RedisServer;
 
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;

@@ -11,13 +11,13 @@ import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.endpoint.LlmEndpoint;
-import dev.llmresilience.gateway.DefaultLlmGateway;
+import dev.llmresilience.engine.DefaultLlmGateway;
+import dev.llmresilience.engine.LlmEndpoint;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import com.sun.management.OperatingSystemMXBean;
 import reactor.netty.resources.ConnectionProvider;
 
 /**

@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
 
 import dev.llmresilience.benchmarks.Peers.Peer;
-import dev.llmresilience.gateway.HedgeSettings;
+import dev.llmresilience.engine.HedgeSettings;
 
 /**
  * Question (c) of the peer comparison: a straggler provider, whose time to first token is log-normal with a

@@ -1,0 +1,284 @@
+package dev.llmresilience.engine;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Predicate;
+
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.util.context.Context;
+
+/**
+ * Bounds one attempt in time with a single timer: until its first token by the earlier of
+ * {@code first-token-timeout}, the attempt's {@code timeout} and the call's deadline; after it by
+ * {@code stream-idle-timeout} between chunks, the attempt's {@code timeout} (chat) and the deadline
+ * that bounds a whole stream. Reactor's {@code timeout} operator would arm a new timer for every
+ * chunk; this one sleeps until the earliest bound and, when it wakes, either expires the attempt or
+ * sleeps again until the next one, so a steady stream wakes it once per idle period at most. It can
+ * also be released from outside (the endpoint's breaker opened while the attempt waited for its
+ * first token). Expiry cancels the upstream call and signals the error the attempt maps it to.
+ *
+ * @param <T> the chunk type
+ */
+final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
+
+	/** What ended an attempt from outside its upstream. */
+	enum Expiry {
+
+		/** No first token within {@code first-token-timeout}. */
+		FIRST_TOKEN,
+
+		/** No chunk for {@code stream-idle-timeout} once tokens flowed. */
+		IDLE,
+
+		/** No complete answer within the attempt's {@code timeout}. */
+		ATTEMPT,
+
+		/** The call's deadline ran out before any of the endpoint's own bounds. */
+		DEADLINE,
+
+		/** Released before its first token: the endpoint's breaker opened. */
+		RELEASED
+
+	}
+
+	private final CoreSubscriber<? super T> actual;
+
+	private final Scheduler scheduler;
+
+	// The attempt's bounds, on the scheduler's clock in nanoseconds (Long.MAX_VALUE for none): when the
+	// first token must have come, the longest silence once tokens flow, when the whole attempt must
+	// have ended, and the call's deadline before and after the first token.
+	private final long firstTokenBy;
+
+	private final long idleNanos;
+
+	private final long attemptBy;
+
+	private final long deadlineBeforeToken;
+
+	private final long deadlineAfterToken;
+
+	private final Predicate<? super T> isToken;
+
+	private final Function<Expiry, Throwable> errors;
+
+	private Subscription upstream = Operators.emptySubscription();
+
+	private volatile boolean token;
+
+	private volatile long lastActivity;
+
+	private volatile @Nullable Disposable timer;
+
+	private boolean done;
+
+	private boolean subscribed;
+
+	private @Nullable Expiry early;
+
+	private boolean cancelledEarly;
+
+	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, long firstTokenBy, long idleNanos,
+			long attemptBy, long deadlineBeforeToken, long deadlineAfterToken, Predicate<? super T> isToken,
+			Function<Expiry, Throwable> errors) {
+		this.actual = actual;
+		this.scheduler = scheduler;
+		this.firstTokenBy = firstTokenBy;
+		this.idleNanos = idleNanos;
+		this.attemptBy = attemptBy;
+		this.deadlineBeforeToken = deadlineBeforeToken;
+		this.deadlineAfterToken = deadlineAfterToken;
+		this.isToken = isToken;
+		this.errors = errors;
+	}
+
+	@Override
+	public Context currentContext() {
+		return this.actual.currentContext();
+	}
+
+	@Override
+	public void onSubscribe(Subscription subscription) {
+		synchronized (this) {
+			this.upstream = subscription;
+			this.subscribed = true;
+		}
+		this.lastActivity = now();
+		this.actual.onSubscribe(this);
+		Expiry early;
+		boolean cancelledEarly;
+		synchronized (this) {
+			early = this.early;
+			cancelledEarly = this.cancelledEarly;
+		}
+		if (cancelledEarly) {
+			subscription.cancel();
+			return;
+		}
+		if (early != null) {
+			// released before the upstream call had subscribed: stop it now that it has
+			subscription.cancel();
+			synchronized (this) {
+				this.actual.onError(this.errors.apply(early));
+			}
+			return;
+		}
+		sleepUntil(next());
+	}
+
+	@Override
+	public synchronized void onNext(T chunk) {
+		if (this.done) {
+			Operators.onDiscard(chunk, currentContext());
+			return;
+		}
+		this.lastActivity = now();
+		if (!this.token && this.isToken.test(chunk)) {
+			this.token = true;
+		}
+		this.actual.onNext(chunk);
+	}
+
+	@Override
+	public synchronized void onError(Throwable error) {
+		if (!this.done) {
+			this.done = true;
+			stopTimer();
+			this.actual.onError(error);
+		}
+	}
+
+	@Override
+	public synchronized void onComplete() {
+		if (!this.done) {
+			this.done = true;
+			stopTimer();
+			this.actual.onComplete();
+		}
+	}
+
+	@Override
+	public void request(long n) {
+		this.upstream.request(n);
+	}
+
+	@Override
+	public void cancel() {
+		synchronized (this) {
+			// a cancelled attempt is not released later: nothing waits on it any more
+			this.done = true;
+			if (!this.subscribed) {
+				this.cancelledEarly = true;
+				return;
+			}
+		}
+		stopTimer();
+		this.upstream.cancel();
+	}
+
+	/**
+	 * End the attempt now if it is still waiting for its first token.
+	 * @return true if it was released
+	 */
+	boolean release() {
+		synchronized (this) {
+			if (this.token || this.done) {
+				return false;
+			}
+		}
+		return expire(Expiry.RELEASED);
+	}
+
+	private void wake() {
+		long now = now();
+		Expiry expiry = expiryAt(now);
+		if (expiry != null) {
+			expire(expiry);
+		}
+		else {
+			sleepUntil(next());
+		}
+	}
+
+	private @Nullable Expiry expiryAt(long now) {
+		if (!this.token) {
+			long own = Math.min(this.firstTokenBy, this.attemptBy);
+			if (this.deadlineBeforeToken < own) {
+				return (now >= this.deadlineBeforeToken) ? Expiry.DEADLINE : null;
+			}
+			if (now >= own) {
+				return (this.firstTokenBy <= this.attemptBy) ? Expiry.FIRST_TOKEN : Expiry.ATTEMPT;
+			}
+			return null;
+		}
+		long idleBy = plus(this.lastActivity, this.idleNanos);
+		long own = Math.min(idleBy, this.attemptBy);
+		if (this.deadlineAfterToken < own) {
+			return (now >= this.deadlineAfterToken) ? Expiry.DEADLINE : null;
+		}
+		if (now >= own) {
+			return (idleBy <= this.attemptBy) ? Expiry.IDLE : Expiry.ATTEMPT;
+		}
+		return null;
+	}
+
+	private long next() {
+		if (!this.token) {
+			return Math.min(Math.min(this.firstTokenBy, this.attemptBy), this.deadlineBeforeToken);
+		}
+		return Math.min(Math.min(plus(this.lastActivity, this.idleNanos), this.attemptBy), this.deadlineAfterToken);
+	}
+
+	private boolean expire(Expiry expiry) {
+		synchronized (this) {
+			if (this.done) {
+				return false;
+			}
+			this.done = true;
+			if (!this.subscribed) {
+				this.early = expiry;
+				return true;
+			}
+		}
+		stopTimer();
+		this.upstream.cancel();
+		synchronized (this) {
+			this.actual.onError(this.errors.apply(expiry));
+		}
+		return true;
+	}
+
+	private void sleepUntil(long at) {
+		if (at == Long.MAX_VALUE) {
+			return;
+		}
+		synchronized (this) {
+			if (this.done) {
+				return;
+			}
+			this.timer = this.scheduler.schedule(this::wake, Math.max(0, at - now()), TimeUnit.NANOSECONDS);
+		}
+	}
+
+	private void stopTimer() {
+		Disposable timer = this.timer;
+		if (timer != null) {
+			timer.dispose();
+		}
+	}
+
+	private long now() {
+		return this.scheduler.now(TimeUnit.NANOSECONDS);
+	}
+
+	private static long plus(long at, long nanos) {
+		long sum = at + nanos;
+		return (((at ^ sum) & (nanos ^ sum)) < 0) ? Long.MAX_VALUE : sum;
+	}
+
+}

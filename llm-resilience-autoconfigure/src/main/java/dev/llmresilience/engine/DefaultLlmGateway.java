@@ -1,0 +1,155 @@
+package dev.llmresilience.engine;
+
+import java.util.List;
+
+import dev.llmresilience.chat.ChatChunk;
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.DeferredResult;
+import dev.llmresilience.failure.LlmInvalidRequestException;
+import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.gateway.LlmGatewayListener;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * The gateway: walks a route's endpoints in the order its {@link RouteBalancer} gives each call,
+ * each through its own retry, circuit breaker and bulkhead; when none answers it degrades to an
+ * earlier answer to the same request (CACHED), to the deferred queue for a deferrable request
+ * (DEFERRED), and last to the fast BUSY answer. Every
+ * attempt is capped at what is left of the call's deadline; the call-volume guard and the daily
+ * budget stop upstream calls altogether, and the limit on calls in flight refuses a call past it.
+ * Chat and stream are one {@link GatewayCall} each.
+ */
+public class DefaultLlmGateway implements LlmGateway {
+
+	private final EndpointRegistry endpoints;
+
+	private final GatewayContext context;
+
+	private final ObservationRegistry observations;
+
+	private final RouteBalancer balancer;
+
+	/**
+	 * Create a gateway with no listener, no observations and no degradation but BUSY.
+	 * @param endpoints the endpoints and routes
+	 * @param settings the gateway's settings
+	 */
+	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings) {
+		this(endpoints, settings, Degradation.none(), List.of(), ObservationRegistry.NOOP);
+	}
+
+	/**
+	 * Create a gateway.
+	 * @param endpoints the endpoints and routes
+	 * @param settings the gateway's settings
+	 * @param degradation the route selector, cache, deferred queue and guards
+	 * @param listeners hear every attempt and answer
+	 * @param observations records one observation per call and one per attempt
+	 */
+	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, Degradation degradation,
+			List<LlmGatewayListener> listeners, ObservationRegistry observations) {
+		this(endpoints, settings, degradation, listeners, observations, RouteBalancer.priority(endpoints),
+				Hedging.off());
+	}
+
+	/**
+	 * Create a gateway whose routes are balanced and may hedge their requests.
+	 * @param endpoints the endpoints and routes
+	 * @param settings the gateway's settings
+	 * @param degradation the route selector, cache, deferred queue and guards
+	 * @param listeners hear every attempt, answer and hedge
+	 * @param observations records one observation per call and one per attempt
+	 * @param balancer orders each call's endpoints
+	 * @param hedging which routes hedge, and how
+	 */
+	public DefaultLlmGateway(EndpointRegistry endpoints, GatewaySettings settings, Degradation degradation,
+			List<LlmGatewayListener> listeners, ObservationRegistry observations, RouteBalancer balancer,
+			Hedging hedging) {
+		this.endpoints = endpoints;
+		this.balancer = balancer;
+		this.context = new GatewayContext(settings, degradation, new Degrader(settings, degradation),
+				new Listeners(listeners), new ConfigurationWarnings(), hedging);
+		this.observations = observations;
+		if (degradation.deferred() != null) {
+			degradation.deferred()
+				.runWith((again) -> background(routeOf(again), again), (again) -> RequestChecks.check(again, settings));
+		}
+	}
+
+	/**
+	 * Which routes hedge, and what their hedges came to.
+	 * @return the hedging
+	 */
+	public Hedging hedging() {
+		return this.context.hedging();
+	}
+
+	@Override
+	public Mono<ChatResponse> chat(ChatRequest request) {
+		return Mono.defer(() -> {
+			RequestChecks.check(request, this.context.settings());
+			String route = routeOf(request);
+			List<LlmEndpoint> endpoints = ordered(route);
+			if (endpoints == null) {
+				return Mono.error(unknownRoute(route));
+			}
+			return new GatewayCall(route, endpoints, request, this.context,
+					GatewayObservations.call(this.observations, route))
+				.chat((again) -> background(route, again));
+		});
+	}
+
+	@Override
+	public Flux<ChatChunk> stream(ChatRequest request) {
+		return Flux.defer(() -> {
+			RequestChecks.check(request, this.context.settings());
+			String route = routeOf(request);
+			List<LlmEndpoint> endpoints = ordered(route);
+			if (endpoints == null) {
+				return Flux.error(unknownRoute(route));
+			}
+			return new GatewayCall(route, endpoints, request, this.context,
+					GatewayObservations.call(this.observations, route))
+				.stream();
+		});
+	}
+
+	@Override
+	public Mono<DeferredResult> deferred(String ticket) {
+		DeferredQueue deferred = this.context.degradation().deferred();
+		return (deferred != null) ? deferred.lookup(ticket) : Mono.empty();
+	}
+
+	// A deferred request's later try: the live route walk only, unobserved.
+	private Mono<ChatResponse> background(String route, ChatRequest request) {
+		return Mono.defer(() -> {
+			List<LlmEndpoint> endpoints = ordered(route);
+			return (endpoints != null)
+					? new GatewayCall(route, endpoints, request, this.context, Observation.NOOP).live()
+					: Mono.error(unknownRoute(route));
+		});
+	}
+
+	// the route's endpoints in the order this call tries them, or null for an unknown route
+	private @Nullable List<LlmEndpoint> ordered(String route) {
+		List<LlmEndpoint> endpoints = this.endpoints.route(route);
+		return (endpoints != null) ? this.balancer.order(route, endpoints) : null;
+	}
+
+	private String routeOf(ChatRequest request) {
+		return (request.route() != null) ? request.route()
+				: this.context.degradation().routeSelector().select(request);
+	}
+
+	private LlmInvalidRequestException unknownRoute(String route) {
+		return new LlmInvalidRequestException("Unknown route '" + route
+				+ "': configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(), null, 0,
+				"unknown_route");
+	}
+
+}

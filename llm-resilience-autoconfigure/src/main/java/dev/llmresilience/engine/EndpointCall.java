@@ -1,0 +1,247 @@
+package dev.llmresilience.engine;
+
+import java.util.concurrent.TimeUnit;
+
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.CompletionDelta;
+import io.github.resilience4j.retry.Retry;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.context.Context;
+
+/**
+ * One call on one endpoint: its {@link EndpointAttempt}s under the endpoint's Resilience4j
+ * {@link Retry}. Resilience4j's {@code RetryOperator} decides nothing that this does not ask the
+ * same {@link Retry.AsyncContext} for (whether to try again, after how long, and the retry's
+ * events and metrics); it is not used itself because its {@code retryWhen} costs about a kilobyte
+ * and a dozen objects on every call, retried or not, where this costs one object and asks for a
+ * context only after a failure. An attempt is retried only before it has handed anything on (a
+ * chat attempt hands on its answer at its end, a stream's first chunk makes any later failure an
+ * interruption), so the demand of the subscriber passes whole to each attempt in turn.
+ */
+final class EndpointCall implements CoreSubscriber<Object>, Subscription {
+
+	private final CoreSubscriber<Object> actual;
+
+	private final LlmEndpoint endpoint;
+
+	private final ChatRequest request;
+
+	private final EndpointAttempt.Exposure exposure;
+
+	private final CallContext context;
+
+	private final @Nullable Retry retry;
+
+	private final boolean streaming;
+
+	private final AttemptTime time;
+
+	private Retry.@Nullable AsyncContext<Object> retryContext;
+
+	private int number;
+
+	private long requested;
+
+	private @Nullable Subscription current;
+
+	private volatile boolean cancelled;
+
+	private volatile @Nullable Disposable pending;
+
+	private EndpointCall(CoreSubscriber<Object> actual, LlmEndpoint endpoint, ChatRequest request,
+			EndpointAttempt.Exposure exposure, CallContext context, @Nullable Retry retry) {
+		this.actual = actual;
+		this.endpoint = endpoint;
+		this.request = request;
+		this.exposure = exposure;
+		this.context = context;
+		this.retry = retry;
+		this.streaming = endpoint.streamsUpstream(exposure);
+		this.time = new AttemptTime(endpoint.settings(), request, exposure, context, this.streaming,
+				endpoint.classifier());
+	}
+
+	/**
+	 * A whole answer.
+	 * @param endpoint the endpoint
+	 * @param request the request
+	 * @param exposure {@link EndpointAttempt.Exposure#CHAT}, or {@link EndpointAttempt.Exposure#PROBE}
+	 * (then with no retry)
+	 * @param context what the gateway call shares
+	 * @return the completion, or the last attempt's classified error
+	 */
+	static Mono<Completion> chat(LlmEndpoint endpoint, ChatRequest request, EndpointAttempt.Exposure exposure,
+			CallContext context) {
+		Retry retry = (exposure == EndpointAttempt.Exposure.PROBE) ? null : endpoint.retry();
+		return new Mono<>() {
+
+			@Override
+			@SuppressWarnings("unchecked")
+			public void subscribe(CoreSubscriber<? super Completion> actual) {
+				new EndpointCall((CoreSubscriber<Object>) actual, endpoint, request, exposure, context, retry).start();
+			}
+
+		};
+	}
+
+	/**
+	 * A streamed answer.
+	 * @param endpoint the endpoint
+	 * @param request the request
+	 * @param context what the gateway call shares
+	 * @return the chunks from the first token on, or the classified error
+	 */
+	static Flux<CompletionDelta> stream(LlmEndpoint endpoint, ChatRequest request, CallContext context) {
+		return new Flux<>() {
+
+			@Override
+			@SuppressWarnings("unchecked")
+			public void subscribe(CoreSubscriber<? super CompletionDelta> actual) {
+				new EndpointCall((CoreSubscriber<Object>) actual, endpoint, request, EndpointAttempt.Exposure.STREAM,
+						context, endpoint.retry()).start();
+			}
+
+		};
+	}
+
+	private void start() {
+		this.actual.onSubscribe(this);
+		next();
+	}
+
+	private void next() {
+		if (this.cancelled) {
+			return;
+		}
+		this.number++;
+		new EndpointAttempt(this, this.number).subscribe(this);
+	}
+
+	@Override
+	public Context currentContext() {
+		return this.actual.currentContext();
+	}
+
+	// Each attempt in turn: it gets all the demand so far, and whatever comes after it.
+	@Override
+	public void onSubscribe(Subscription attempt) {
+		long requested;
+		synchronized (this) {
+			this.current = attempt;
+			requested = this.requested;
+		}
+		if (this.cancelled) {
+			attempt.cancel();
+		}
+		else if (requested > 0) {
+			attempt.request(requested);
+		}
+	}
+
+	@Override
+	public void request(long n) {
+		if (!Operators.validate(n)) {
+			return;
+		}
+		Subscription current;
+		synchronized (this) {
+			this.requested = Operators.addCap(this.requested, n);
+			current = this.current;
+		}
+		if (current != null) {
+			current.request(n);
+		}
+	}
+
+	@Override
+	public void onNext(Object element) {
+		this.actual.onNext(element);
+	}
+
+	@Override
+	public void onError(Throwable error) {
+		Retry retry = this.retry;
+		if (retry == null || error instanceof Error) {
+			this.actual.onError(error);
+			return;
+		}
+		Retry.AsyncContext<Object> context = this.retryContext;
+		if (context == null) {
+			context = retry.asyncContext();
+			this.retryContext = context;
+		}
+		long waitMillis = context.onError(error);
+		if (waitMillis == -1) {
+			this.actual.onError(error);
+			return;
+		}
+		this.pending = Schedulers.parallel().schedule(this::next, waitMillis, TimeUnit.MILLISECONDS);
+		if (this.cancelled) {
+			disposePending();
+		}
+	}
+
+	@Override
+	public void onComplete() {
+		Retry retry = this.retry;
+		if (retry != null) {
+			// a success on the first try is counted by a context of its own, as Resilience4j's operator does
+			Retry.AsyncContext<Object> context = (this.retryContext != null) ? this.retryContext : retry.asyncContext();
+			context.onComplete();
+		}
+		this.actual.onComplete();
+	}
+
+	@Override
+	public void cancel() {
+		this.cancelled = true;
+		Subscription current;
+		synchronized (this) {
+			current = this.current;
+		}
+		if (current != null) {
+			current.cancel();
+		}
+		disposePending();
+	}
+
+	private void disposePending() {
+		Disposable pending = this.pending;
+		if (pending != null) {
+			pending.dispose();
+		}
+	}
+
+	LlmEndpoint endpoint() {
+		return this.endpoint;
+	}
+
+	ChatRequest request() {
+		return this.request;
+	}
+
+	EndpointAttempt.Exposure exposure() {
+		return this.exposure;
+	}
+
+	CallContext context() {
+		return this.context;
+	}
+
+	AttemptTime time() {
+		return this.time;
+	}
+
+	boolean streaming() {
+		return this.streaming;
+	}
+
+}

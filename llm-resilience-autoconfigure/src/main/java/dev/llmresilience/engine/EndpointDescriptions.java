@@ -1,0 +1,56 @@
+package dev.llmresilience.engine;
+
+import dev.llmresilience.engine.LlmBreakersEndpoint.BulkheadDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.ConfigDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.EndpointDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.ProbeDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.TransitionDescriptor;
+import dev.llmresilience.gateway.EndpointSettings;
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+
+/**
+ * One endpoint as {@code /actuator/llmbreakers} shows it: its breaker, bulkhead, recent transitions
+ * probes and first-token times.
+ */
+final class EndpointDescriptions {
+
+	private final BreakerTransitions transitions;
+
+	EndpointDescriptions(BreakerTransitions transitions) {
+		this.transitions = transitions;
+	}
+
+	EndpointDescriptor describe(LlmEndpoint endpoint) {
+		EndpointSettings settings = endpoint.settings();
+		CircuitBreaker breaker = endpoint.circuitBreaker();
+		CircuitBreaker.Metrics metrics = breaker.getMetrics();
+		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
+		Bulkhead bulkhead = endpoint.bulkhead();
+		BreakerTransitions.Transition transition = this.transitions.last(endpoint.name());
+		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
+				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
+				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
+				metrics.getNumberOfNotPermittedCalls(),
+				new ConfigDescriptor(config.getSlidingWindowSize(), config.getMinimumNumberOfCalls(),
+						config.getFailureRateThreshold(), settings.circuitBreaker().waitDurationInOpenState(),
+						config.getPermittedNumberOfCallsInHalfOpenState()),
+				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
+						bulkhead.getMetrics().getAvailableConcurrentCalls()),
+				(transition != null) ? describe(transition) : null,
+				this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
+				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()));
+	}
+
+	private static ProbeDescriptor probes(ProbeStats probes) {
+		return new ProbeDescriptor(probes.mode().name(), probes.sent(), probes.succeeded(), probes.failed(),
+				probes.lastAt(), (probes.lastOutcome() != null) ? probes.lastOutcome().name() : null);
+	}
+
+	private static TransitionDescriptor describe(BreakerTransitions.Transition transition) {
+		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
+				transition.failureRate(), transition.bufferedCalls());
+	}
+
+}

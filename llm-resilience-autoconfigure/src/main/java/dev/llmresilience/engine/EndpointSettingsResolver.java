@@ -1,0 +1,165 @@
+package dev.llmresilience.engine;
+
+import java.net.URI;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+import dev.llmresilience.autoconfigure.EndpointProperties;
+import dev.llmresilience.autoconfigure.LlmConfigurationException;
+import dev.llmresilience.autoconfigure.LlmProperties;
+import dev.llmresilience.autoconfigure.ResilienceProperties;
+import dev.llmresilience.autoconfigure.SpringAiProperties;
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.gateway.InvalidSettingException;
+import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
+import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;
+import dev.llmresilience.protocol.openai.OpenAiClientFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Turns {@link LlmProperties} into validated {@link EndpointSettings} (the routes are
+ * {@link RouteResolver}'s): each endpoint's own value, else {@code llm.defaults}, else the built-in
+ * default of {@link ResilienceDefaults}. Every rejected value raises an
+ * {@link LlmConfigurationException} naming the property where it was set, for the rules of the
+ * settings records too (their {@link InvalidSettingException}).
+ */
+final class EndpointSettingsResolver {
+
+	private final LlmProperties properties;
+
+	private final Set<String> protocols;
+
+	EndpointSettingsResolver(LlmProperties properties) {
+		this(properties, Set.of(OpenAiClientFactory.PROTOCOL, AnthropicClientFactory.PROTOCOL,
+				AzureOpenAiClientFactory.PROTOCOL));
+	}
+
+	/**
+	 * @param properties the properties
+	 * @param protocols the protocols an endpoint may name (those an {@code LlmClientFactory} serves)
+	 */
+	EndpointSettingsResolver(LlmProperties properties, Set<String> protocols) {
+		this.properties = properties;
+		this.protocols = Set.copyOf(protocols);
+	}
+
+	/**
+	 * Resolve every endpoint, enabled or not, in priority order (then name).
+	 * @return the settings
+	 */
+	List<EndpointSettings> endpoints() {
+		if (this.properties.getEndpoints().isEmpty()) {
+			throw new LlmConfigurationException("llm.endpoints", "has no endpoint while llm.enabled=true",
+					"Configure at least one endpoint, e.g. llm.endpoints.gpt-4o.base-url=https://api.openai.com/v1 and "
+							+ "llm.endpoints.gpt-4o.model=gpt-4o, or set llm.enabled=false to switch llm-resilience off. "
+							+ "A name with a dot goes in brackets: llm.endpoints[gpt-4.1].model=gpt-4.1.");
+		}
+		List<EndpointSettings> settings = new ArrayList<>();
+		this.properties.getEndpoints().forEach((name, endpoint) -> settings.add(resolve(name, endpoint)));
+		settings.sort(Comparator.comparingInt(EndpointSettings::priority).thenComparing(EndpointSettings::name));
+		return settings;
+	}
+
+	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
+		String prefix = property(name) + ".";
+		if (!this.protocols.contains(endpoint.getProtocol())) {
+			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
+					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=spring-ai a Spring AI "
+							+ "ChatModel bean (with Spring AI on the class path).");
+		}
+		String chatModelBean = SpringAiProperties.chatModelBean(prefix, endpoint);
+		URI baseUrl = (chatModelBean != null) ? SpringAiProperties.baseUrl(chatModelBean)
+				: ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
+		if (chatModelBean == null) {
+			PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
+		}
+		String model = endpoint.getModel();
+		if (model == null || model.isBlank()) {
+			throw new LlmConfigurationException(prefix + "model", "is missing", (chatModelBean != null)
+					? "Set it to the model the ChatModel bean is to ask for (it is sent as its ChatOptions model), e.g. "
+							+ prefix + "model=claude-sonnet-4-5."
+					: "Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
+		}
+		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
+		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
+		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
+		try {
+			return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
+					endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
+					HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+					price(prefix, endpoint.getPrice()),
+					layers.positive("timeout", ResilienceProperties::getTimeout),
+					layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout),
+					layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout),
+					layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout),
+					layers.size("max-response-size", ResilienceProperties::getMaxResponseSize),
+					circuitBreaker(layers), retry(layers), bulkhead(layers),
+					layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming),
+					protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
+					layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize),
+					layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents, 1L),
+					chatModelBean);
+		}
+		catch (InvalidSettingException ex) {
+			// a rule of the settings records (e.g. minimum-number-of-calls <= sliding-window-size)
+			throw layers.invalid(ex);
+		}
+	}
+
+	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
+	// gpt-4.1 only binds as llm.endpoints[gpt-4.1], so that is how messages must name it.
+	static String property(String endpoint) {
+		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
+	}
+
+	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(PropertyLayers layers) {
+		int window = layers.atLeast("circuit-breaker.sliding-window-size", (p) -> p.getCircuitBreaker().getSlidingWindowSize(), 1);
+		Function<ResilienceProperties, @Nullable Integer> minimum = (p) -> p.getCircuitBreaker().getMinimumNumberOfCalls();
+		// Unset, it follows a smaller window down, so that setting only the window is enough.
+		int calls = layers.isSet(minimum::apply) ? layers.value("circuit-breaker.minimum-number-of-calls", minimum)
+				: Math.min(layers.builtIn(minimum), window);
+		return new EndpointSettings.CircuitBreakerSettings(window,
+				layers.atLeast("circuit-breaker.minimum-number-of-calls", minimum, calls, 1),
+				layers.percent("circuit-breaker.failure-rate-threshold", (p) -> p.getCircuitBreaker().getFailureRateThreshold()),
+				layers.positive("circuit-breaker.wait-duration-in-open-state", (p) -> p.getCircuitBreaker().getWaitDurationInOpenState()),
+				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 1),
+				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold()),
+				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold()),
+				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe()));
+	}
+
+	private static EndpointSettings.RetrySettings retry(PropertyLayers layers) {
+		return new EndpointSettings.RetrySettings(layers.atLeast("retry.max-attempts", (p) -> p.getRetry().getMaxAttempts(), 1),
+				layers.positive("retry.initial-backoff", (p) -> p.getRetry().getInitialBackoff()),
+				layers.value("retry.multiplier", (p) -> p.getRetry().getMultiplier()),
+				layers.positive("retry.max-backoff", (p) -> p.getRetry().getMaxBackoff()),
+				layers.value("retry.jitter", (p) -> p.getRetry().getJitter()),
+				layers.notNegative("retry.max-retry-after", (p) -> p.getRetry().getMaxRetryAfter()));
+	}
+
+	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
+		return new EndpointSettings.BulkheadSettings(
+				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 1),
+				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait()));
+	}
+
+	private static EndpointSettings.@Nullable Price price(String prefix, EndpointProperties.Price price) {
+		Double input = price.getInputPerMillion();
+		Double output = price.getOutputPerMillion();
+		if (input == null && output == null) {
+			return null;
+		}
+		if ((input != null && input < 0) || (output != null && output < 0)) {
+			throw new LlmConfigurationException(prefix + "price", "has a negative price",
+					"Give prices per million tokens as zero or positive numbers.");
+		}
+		return new EndpointSettings.Price((input != null) ? input : 0, (output != null) ? output : 0);
+	}
+
+}

@@ -1,0 +1,41 @@
+package dev.llmresilience.engine;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * One route's hedging in {@code /actuator/llmbreakers}: how it hedges, its budget now, and what its
+ * hedges came to since start-up.
+ *
+ * @param delay {@code adaptive} (with its percentile) or {@code fixed}
+ * @param percentile the percentile an adaptive delay waits for
+ * @param fixedDelay the fixed delay (an adaptive delay's until enough first-token times)
+ * @param minDelay the shortest adaptive delay
+ * @param maxRatio the most hedged calls as a share of the route's calls in the window
+ * @param window the budget's sliding window
+ * @param callsInWindow the route's calls in the window
+ * @param hedgesInWindow hedged calls in the window
+ * @param hedgeWon hedges the hedge's endpoint won
+ * @param firstWon hedges the endpoint tried first won
+ * @param noWinner hedges where both endpoints failed
+ * @param refused hedges the budget refused
+ */
+public record HedgeDescriptor(String delay, double percentile, Duration fixedDelay, Duration minDelay, double maxRatio,
+		Duration window, long callsInWindow, long hedgesInWindow, long hedgeWon, long firstWon, long noWinner,
+		long refused) {
+
+	static Map<String, HedgeDescriptor> of(Hedging hedging) {
+		Map<String, HedgeDescriptor> hedges = new LinkedHashMap<>();
+		hedging.report().forEach((route, report) -> hedges.put(route, of(report)));
+		return hedges;
+	}
+
+	static HedgeDescriptor of(HedgeReport report) {
+		HedgeSettings settings = report.settings();
+		return new HedgeDescriptor(settings.adaptive() ? "adaptive" : "fixed", settings.percentile(), settings.delay(),
+				settings.minDelay(), settings.maxRatio(), settings.window(), report.callsInWindow(),
+				report.hedgesInWindow(), report.hedgeWon(), report.firstWon(), report.noWinner(), report.refused());
+	}
+
+}

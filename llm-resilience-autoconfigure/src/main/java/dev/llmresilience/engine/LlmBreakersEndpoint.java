@@ -1,0 +1,286 @@
+package dev.llmresilience.engine;
+
+import java.math.BigDecimal;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SharedStateStatus;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * {@code /actuator/llmbreakers}: the state of every endpoint's circuit breaker and bulkhead, the
+ * routes and how each is balanced, the deferred queue, the guards and the shared state; a write
+ * operation moves a breaker by hand (on every replica, when the state is shared). Shows no API key
+ * and no header value.
+ * <p>
+ * Read-only by default, as Boot's own endpoints that change state are: whoever can reach the write
+ * operation can take every provider out of traffic ({@code FORCED_OPEN}) or stop a breaker from
+ * ever opening ({@code DISABLED}), on every replica when the state is shared. Allow it with
+ * {@code management.endpoint.llmbreakers.access=unrestricted}, behind Spring Security.
+ */
+@Endpoint(id = "llmbreakers", defaultAccess = Access.READ_ONLY)
+public class LlmBreakersEndpoint {
+
+	private static final List<String> STATES = Arrays.stream(ManualState.values()).map(Enum::name).toList();
+
+	private final EndpointRegistry endpoints;
+
+	private final EndpointDescriptions descriptions;
+
+	private final @Nullable DegradationWatch degradation;
+
+	private final @Nullable DeferredQueue deferred;
+
+	private final CallVolumeGuard guard;
+
+	private final BudgetGuard budget;
+
+	private final RouteBalancer balancer;
+
+	private final ConcurrencyLimit limit;
+
+	private final Hedging hedging;
+
+	private final BreakerControl control;
+
+	private final SharedState shared;
+
+	/**
+	 * Create the endpoint with no deferred queue, the guards off and every route in its order.
+	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 */
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
+		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()),
+				RouteBalancer.priority(endpoints), ConcurrencyLimit.off(), Hedging.off(), BreakerControl.LOCAL,
+				SharedState.LOCAL);
+	}
+
+	/**
+	 * Create the endpoint.
+	 * @param endpoints the endpoints to report on
+	 * @param transitions the breakers' recent transitions
+	 * @param degradation the routes' degradation watch, or {@code null}
+	 * @param deferred the deferred queue, or {@code null} when deferral is off
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 * @param balancer the routes' balancer
+	 * @param limit the limit on gateway calls in flight
+	 * @param hedging which routes hedge, and what their hedges came to
+	 * @param control moves a breaker by hand (on every replica, when shared)
+	 * @param shared the shared state
+	 */
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
+			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit, Hedging hedging,
+			BreakerControl control, SharedState shared) {
+		this.endpoints = endpoints;
+		this.descriptions = new EndpointDescriptions(transitions);
+		this.degradation = degradation;
+		this.deferred = deferred;
+		this.guard = guard;
+		this.budget = budget;
+		this.balancer = balancer;
+		this.limit = limit;
+		this.hedging = hedging;
+		this.control = control;
+		this.shared = shared;
+	}
+
+	/**
+	 * Every endpoint and route.
+	 * @return the report
+	 */
+	@ReadOperation
+	public BreakersDescriptor breakers() {
+		Map<String, EndpointDescriptor> descriptors = new LinkedHashMap<>();
+		this.endpoints.endpoints().forEach((endpoint) -> descriptors.put(endpoint.name(), this.descriptions.describe(endpoint)));
+		return new BreakersDescriptor(descriptors, this.endpoints.routeNames(),
+				new DeferredDescriptor((this.deferred != null) ? this.deferred.pending() : 0,
+						(this.deferred != null) ? this.deferred.capacity() : 0,
+						(this.deferred != null) ? this.deferred.notDurable() : 0),
+				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
+				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
+				RouteDegradationDescriptor.of(this.degradation), RouteBalanceDescriptor.of(this.balancer.report()),
+				ConcurrencyDescriptor.of(this.limit), HedgeDescriptor.of(this.hedging), this.shared.status());
+	}
+
+	/**
+	 * One endpoint.
+	 * @param name the endpoint's name
+	 * @return its descriptor, or {@code null} (a 404) for an unknown name
+	 */
+	@ReadOperation
+	public @Nullable EndpointDescriptor breaker(@Selector String name) {
+		LlmEndpoint endpoint = this.endpoints.endpoint(name);
+		return (endpoint != null) ? this.descriptions.describe(endpoint) : null;
+	}
+
+	/**
+	 * Move one endpoint's breaker to a state: {@code FORCED_OPEN} (no calls until changed back),
+	 * {@code CLOSED}, {@code DISABLED} (always lets calls through, records nothing) or {@code RESET}
+	 * (closed, with an empty window). With shared state, every replica's breaker moves.
+	 * @param name the endpoint's name
+	 * @param state the target state
+	 * @return the endpoint's new descriptor, or {@code null} (a 404) for an unknown name
+	 */
+	@WriteOperation
+	public @Nullable EndpointDescriptor transition(@Selector String name, String state) {
+		LlmEndpoint endpoint = this.endpoints.endpoint(name);
+		if (endpoint == null) {
+			return null;
+		}
+		ManualState target = ManualState.parse(state);
+		if (target == null) {
+			String message = "Unknown state '" + state + "': use one of " + String.join(", ", STATES);
+			throw new InvalidEndpointRequestException(message, message);
+		}
+		this.control.transition(endpoint.circuitBreaker(), target);
+		return this.descriptions.describe(endpoint);
+	}
+
+	/**
+	 * The whole report.
+	 *
+	 * @param endpoints every endpoint by name
+	 * @param routes every route's endpoints, in order
+	 * @param deferred the deferred queue
+	 * @param guard the call-volume guard
+	 * @param budget the daily budget
+	 * @param degradation each route's share of degraded answers and its current run of them
+	 * @param balancing every route's strategy and the share each endpoint received
+	 * @param concurrency the limit on gateway calls in flight
+	 * @param hedging every route that hedges its requests, by route
+	 * @param sharedState whether the figures are the fleet's (shared on Redis) or this instance's
+	 */
+	public record BreakersDescriptor(Map<String, EndpointDescriptor> endpoints, Map<String, List<String>> routes,
+			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
+			Map<String, RouteDegradationDescriptor> degradation, Map<String, RouteBalanceDescriptor> balancing,
+			ConcurrencyDescriptor concurrency, Map<String, HedgeDescriptor> hedging,
+			SharedStateStatus sharedState) {
+	}
+
+	/**
+	 * The deferred queue.
+	 *
+	 * @param pending requests waiting
+	 * @param capacity requests held at most (0 when deferral is off)
+	 * @param notDurable pending requests held by this instance only, not stored where they outlive it
+	 * (every pending one with the in-memory store; with Redis, those taken while it was unreachable)
+	 */
+	public record DeferredDescriptor(int pending, int capacity, int notDurable) {
+	}
+
+	/**
+	 * The call-volume guard.
+	 *
+	 * @param maxCallsPerHour the limit, 0 when off
+	 * @param callsThisHour upstream attempts in the current (fixed) window
+	 * @param tripped whether attempts are being refused
+	 */
+	public record GuardDescriptor(int maxCallsPerHour, int callsThisHour, boolean tripped) {
+	}
+
+	/**
+	 * The daily budget.
+	 *
+	 * @param maxCostPerDay the cap, 0 when off
+	 * @param spentToday what today's answers cost
+	 * @param tripped whether the day's budget is spent
+	 */
+	public record BudgetDescriptor(BigDecimal maxCostPerDay, BigDecimal spentToday, boolean tripped) {
+	}
+
+	/**
+	 * One endpoint.
+	 *
+	 * @param model the model
+	 * @param region the region label
+	 * @param priority the priority
+	 * @param enabled whether it takes part in routes
+	 * @param state the breaker's state
+	 * @param failureRate percent, -1 until the minimum number of calls
+	 * @param slowCallRate percent, -1 until the minimum number of calls
+	 * @param bufferedCalls calls in the window
+	 * @param failedCalls failed calls in the window
+	 * @param slowCalls slow calls in the window
+	 * @param notPermittedCalls calls refused while open
+	 * @param config the breaker's configuration
+	 * @param bulkhead the bulkhead
+	 * @param lastTransition the most recent state change, or {@code null}
+	 * @param transitions the most recent state changes, oldest first (at most 10)
+	 * @param probes the breaker's half-open probes
+	 * @param firstToken the recent times to first token
+	 */
+	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
+			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
+			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
+			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
+			ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
+	}
+
+	/**
+	 * The breaker's half-open probes.
+	 *
+	 * @param mode {@code SYNTHETIC} (the library sends them) or {@code REQUESTS} (users' calls are them)
+	 * @param sent probes the library sent
+	 * @param succeeded of those, the successful ones
+	 * @param failed of those, the others
+	 * @param lastAt when the last one ended, or {@code null}
+	 * @param lastOutcome how the last one ended, or {@code null}
+	 */
+	public record ProbeDescriptor(String mode, long sent, long succeeded, long failed, @Nullable Instant lastAt,
+			@Nullable String lastOutcome) {
+	}
+
+	/**
+	 * The breaker's configuration.
+	 *
+	 * @param slidingWindowSize calls in the window
+	 * @param minimumNumberOfCalls calls before the rate is computed
+	 * @param failureRateThreshold percent at which it opens
+	 * @param waitDurationInOpenState time open before probing, ISO-8601
+	 * @param permittedCallsInHalfOpenState probes
+	 */
+	public record ConfigDescriptor(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
+			Duration waitDurationInOpenState, int permittedCallsInHalfOpenState) {
+	}
+
+	/**
+	 * The bulkhead.
+	 *
+	 * @param maxConcurrentCalls its size
+	 * @param availableConcurrentCalls permits free now
+	 */
+	public record BulkheadDescriptor(int maxConcurrentCalls, int availableConcurrentCalls) {
+	}
+
+	/**
+	 * A state change.
+	 *
+	 * @param from the state before
+	 * @param to the state after
+	 * @param at when, ISO-8601
+	 * @param failureRate the window's failure rate then, in percent; -1 when the new state starts an
+	 * empty window (to CLOSED, HALF_OPEN, or by hand)
+	 * @param bufferedCalls the calls in the window then
+	 */
+	public record TransitionDescriptor(String from, String to, String at, float failureRate, int bufferedCalls) {
+	}
+
+}

@@ -1,0 +1,62 @@
+package dev.llmresilience.engine;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * An endpoint's first-token times, which an adaptive hedge delay reads: percentiles of
+ * the recent attempts, at most 9 % above the true value, none before enough samples, and a window
+ * that forgets a provider's old speed.
+ */
+class FirstTokenTimesTests {
+
+	@Test
+	void noPercentileBeforeTwentySamples() {
+		FirstTokenTimes times = new FirstTokenTimes();
+		for (int i = 0; i < FirstTokenTimes.MIN_SAMPLES - 1; i++) {
+			times.record(Duration.ofMillis(800).toNanos());
+		}
+		assertThat(times.percentile(95)).isNull();
+		times.record(Duration.ofMillis(800).toNanos());
+		assertThat(times.percentile(95)).isBetween(Duration.ofMillis(800), Duration.ofMillis(872));
+		assertThat(times.count()).isEqualTo(FirstTokenTimes.MIN_SAMPLES);
+	}
+
+	@Test
+	void percentilesAreReadAtMostOneBucketAboveTheTrueValue() {
+		FirstTokenTimes times = new FirstTokenTimes();
+		// 1 ms, 2 ms, ... 100 ms: p50 is 50 ms, p95 is 95 ms
+		for (int i = 1; i <= 100; i++) {
+			times.record(Duration.ofMillis(i).toNanos());
+		}
+		assertThat(times.percentile(50)).isBetween(Duration.ofMillis(50), Duration.ofMillis(55));
+		assertThat(times.percentile(95)).isBetween(Duration.ofMillis(95), Duration.ofMillis(104));
+		assertThat(times.percentile(99.9)).isBetween(Duration.ofMillis(100), Duration.ofMillis(109));
+	}
+
+	@Test
+	void oldSamplesLeaveTheWindow() {
+		FirstTokenTimes times = new FirstTokenTimes();
+		for (int i = 0; i < FirstTokenTimes.WINDOW; i++) {
+			times.record(Duration.ofSeconds(15).toNanos());
+		}
+		assertThat(times.percentile(50)).isGreaterThanOrEqualTo(Duration.ofSeconds(15));
+		// the provider is fast again: after two halves the slow answers are forgotten
+		for (int i = 0; i < FirstTokenTimes.WINDOW; i++) {
+			times.record(Duration.ofMillis(500).toNanos());
+		}
+		assertThat(times.percentile(99)).isBetween(Duration.ofMillis(500), Duration.ofMillis(545));
+	}
+
+	@Test
+	void bucketsCoverMicrosecondsToHours() {
+		assertThat(FirstTokenTimes.upperEdge(FirstTokenTimes.bucket(0))).isGreaterThanOrEqualTo(8_000);
+		long hour = Duration.ofHours(1).toNanos();
+		assertThat(FirstTokenTimes.upperEdge(FirstTokenTimes.bucket(hour))).isBetween(hour, hour + hour / 8);
+		assertThat(FirstTokenTimes.bucket(Long.MAX_VALUE)).isEqualTo(32 * 8 - 1);
+	}
+
+}
