@@ -27,7 +27,7 @@ class LayeringTests {
 			List.of("actuate", "metrics", "openaiapi", "springai"), List.of("watch"), List.of("gateway"), List.of("balance"),
 			List.of("shared"),
 			List.of("endpoint", "cache", "deferred", "guard"),
-			List.of("protocol.anthropic", "protocol.openai", "protocol.springai"), List.of("protocol"), List.of("failure"),
+			List.of("protocol.anthropic", "protocol.openai"), List.of("protocol"), List.of("failure"),
 			List.of("chat"));
 
 	private static final JavaClasses MAIN = new ClassFileImporter()

@@ -6,9 +6,8 @@ import java.util.Locale;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.SharedStateProperties;
-import dev.llmresilience.shared.redis.RedisFleet;
-import dev.llmresilience.shared.redis.RedisSettings;
-import dev.llmresilience.shared.redis.RedisSharedState;
+import dev.llmresilience.redis.RedisSettings;
+import dev.llmresilience.redis.RedisSharedState;
 import dev.llmresilience.spi.SharedState;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -42,9 +41,8 @@ final class RedisSharedStateFactory {
 			}
 		}
 		String name = (properties.getReplicaName() != null) ? properties.getReplicaName() : defaultName();
-		RedisFleet fleet = new RedisFleet(factory, new RedisSettings(keyPrefix, name,
-				properties.getTimeout(), properties.getHeartbeat(), properties.getReplicaTimeout()), clock);
-		return new RedisSharedState(fleet, clock);
+		return RedisSharedState.connect(factory, new RedisSettings(keyPrefix, name, properties.getTimeout(),
+				properties.getHeartbeat(), properties.getReplicaTimeout()), clock);
 	}
 
 	/** The host's name as the environment gives it (a pod's name on Kubernetes; no DNS look-up), and a random suffix. */

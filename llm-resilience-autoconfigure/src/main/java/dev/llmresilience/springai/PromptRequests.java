@@ -1,7 +1,6 @@
 package dev.llmresilience.springai;
 
 import dev.llmresilience.chat.ChatRequest;
-import dev.llmresilience.protocol.springai.SpringAiMessages;
 
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;

@@ -11,7 +11,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
-import dev.llmresilience.autoconfigure.LlmDashboardAutoConfiguration;
 import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;

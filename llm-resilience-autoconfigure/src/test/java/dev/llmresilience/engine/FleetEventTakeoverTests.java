@@ -87,7 +87,7 @@ class FleetEventTakeoverTests {
 	@Test
 	void eventOfAnEndThatCountedOnAReplicaGoneBeforeItsReplyIsPublishedOnceByTheReplicaThatTakesOver()
 			throws Exception {
-		String endScript = new ClassPathResource("dev/llmresilience/shared/redis/deferred-end.lua")
+		String endScript = new ClassPathResource("dev/llmresilience/redis/deferred-end.lua")
 			.getContentAsString(StandardCharsets.UTF_8);
 		String sha = RedisScript.of(endScript).getSha1();
 		try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import dev.llmresilience.autoconfigure.SpringAiAutoConfiguration;
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.engine.LlmAutoConfiguration;
