@@ -23,7 +23,7 @@ import org.springframework.http.MediaType;
  * each route's degraded share, the recent transitions and the guards. The page holds no data
  * itself; what it shows is what the actuator endpoint shows to the same browser.
  */
-public final class DashboardPage {
+final class DashboardPage {
 
 	/** Where the page is served. */
 	public static final String PATH = "/llm/dashboard";

@@ -8,7 +8,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
 /**
  * {@code GET /llm/dashboard} in a WebFlux application.
  */
-public final class ReactiveDashboardRoute {
+final class ReactiveDashboardRoute {
 
 	private ReactiveDashboardRoute() {
 	}

@@ -8,7 +8,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 /**
  * {@code GET /llm/dashboard} in a Servlet (Spring MVC) application.
  */
-public final class ServletDashboardRoute {
+final class ServletDashboardRoute {
 
 	private ServletDashboardRoute() {
 	}

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
  * How a route chooses among endpoints of equal rank ({@code llm.routes.<name>.balance}): the one
  * chosen is tried first, the rest of its group after it in the route's order.
  */
-public enum Balance {
+enum Balance {
 
 	/** The route's order: the first endpoint of each group is always tried first. */
 	PRIORITY("priority"),

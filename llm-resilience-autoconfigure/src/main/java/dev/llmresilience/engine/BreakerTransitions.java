@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * and logs each one with why it happened: an opening at WARN, a recovery step and a change made by
  * hand at INFO.
  */
-public final class BreakerTransitions {
+final class BreakerTransitions {
 
 	/** How many state transitions each endpoint remembers. */
 	public static final int MAX_TRANSITIONS = 10;

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * over in the configured time zone. The day's spending is kept by a {@link SpendLedger}: this
  * instance's by default, the fleet's when shared.
  */
-public final class BudgetGuard {
+final class BudgetGuard {
 
 	private final BigDecimal maxCostPerDay;
 

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * A bounded in-memory {@link FallbackCache} (Caffeine): at most {@code max-entries} answers, each
  * for at most {@code ttl}. Used when the application has no {@code CacheManager}.
  */
-public final class CaffeineFallbackCache extends TimedFallbackCache {
+final class CaffeineFallbackCache extends TimedFallbackCache {
 
 	private final Cache<String, CachedAnswer> cache;
 

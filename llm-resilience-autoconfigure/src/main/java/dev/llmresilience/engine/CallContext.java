@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * while one would, a first-token timeout is not retried on the same endpoint
  * @param race the race this call's attempts run in (a hedged request), or {@link Race#NONE}
  */
-public record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
+record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
 		long deadlineNanos, long streamDeadlineNanos, CallVolumeGuard guard, BooleanSupplier laterEndpointAvailable,
 		Race race) {
 

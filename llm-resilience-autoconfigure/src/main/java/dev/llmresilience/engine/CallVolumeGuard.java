@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * fixed window that starts when the application starts (see {@link LocalCallCounter}); given a
  * shared {@link CallCounter} it counts the whole fleet's.
  */
-public final class CallVolumeGuard {
+final class CallVolumeGuard {
 
 	private final int maxCalls;
 

@@ -9,7 +9,7 @@ package dev.llmresilience.engine;
  * @param inFlight calls in flight now (0 when off: nothing is counted then)
  * @param refused calls refused so far
  */
-public record ConcurrencyDescriptor(int maxConcurrentCalls, int inFlight, long refused) {
+record ConcurrencyDescriptor(int maxConcurrentCalls, int inFlight, long refused) {
 
 	static ConcurrencyDescriptor of(ConcurrencyLimit limit) {
 		return new ConcurrencyDescriptor(limit.maxCalls(), limit.inFlight(), limit.refused());

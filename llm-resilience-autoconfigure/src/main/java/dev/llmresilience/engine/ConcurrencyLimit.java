@@ -16,7 +16,7 @@ import reactor.core.publisher.Flux;
  * past the limit is refused at once (and degrades) instead of queueing. A chat call holds its
  * permit while it walks its route; a stream until it ends.
  */
-public final class ConcurrencyLimit {
+final class ConcurrencyLimit {
 
 	private static final Runnable NO_PERMIT = () -> {
 	};

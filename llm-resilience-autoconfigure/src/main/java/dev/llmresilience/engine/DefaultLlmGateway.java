@@ -24,7 +24,7 @@ import reactor.core.publisher.Mono;
  * budget stop upstream calls altogether, and the limit on calls in flight refuses a call past it.
  * Chat and stream are one {@link GatewayCall} each.
  */
-public class DefaultLlmGateway implements LlmGateway {
+class DefaultLlmGateway implements LlmGateway {
 
 	private final EndpointRegistry endpoints;
 

@@ -42,7 +42,7 @@ import org.springframework.context.ApplicationEventPublisher;
  * each request ends once; its event is published by the replica whose end counted, or, if that
  * replica dies before it could, by the one that takes its requests over (at least once).
  */
-public final class DeferredQueue implements AutoCloseable {
+final class DeferredQueue implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(DeferredQueue.class);
 

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param clock the clock that ages cached answers
  * @param limit the limit on gateway calls in flight
  */
-public record Degradation(RouteSelector routeSelector, @Nullable FallbackCache cache, @Nullable DeferredQueue deferred,
+record Degradation(RouteSelector routeSelector, @Nullable FallbackCache cache, @Nullable DeferredQueue deferred,
 		CallVolumeGuard guard, BudgetGuard budget, Clock clock, ConcurrencyLimit limit) {
 
 	/**

@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * {@code warn-after}, one WARN says so (at the first answer past it), and one INFO when the route's
  * first endpoint answers again. A gateway listener, so it sees exactly what callers got.
  */
-public final class DegradationWatch implements LlmGatewayListener {
+final class DegradationWatch implements LlmGatewayListener {
 
 	private static final Log logger = LogFactory.getLog(DegradationWatch.class);
 

@@ -25,7 +25,7 @@ import io.github.resilience4j.retry.RetryRegistry;
  * instance (the application's bean, when it declares one): what the breaker records, what is
  * retried and how long a retry waits.
  */
-public final class EndpointFactory {
+final class EndpointFactory {
 
 	private final CircuitBreakerRegistry circuitBreakers;
 

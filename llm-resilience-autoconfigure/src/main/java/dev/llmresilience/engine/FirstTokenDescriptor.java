@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param p95 the 95th percentile, or {@code null}
  * @param p99 the 99th percentile, or {@code null}
  */
-public record FirstTokenDescriptor(long samples, @Nullable Duration p50, @Nullable Duration p95,
+record FirstTokenDescriptor(long samples, @Nullable Duration p50, @Nullable Duration p95,
 		@Nullable Duration p99) {
 
 	static FirstTokenDescriptor of(FirstTokenTimes times) {

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * counter increment per attempt. Buckets are an eighth of an octave wide (at most 9 % apart), from
  * 8 microseconds to 9.5 hours; a percentile reads the upper edge of its bucket.
  */
-public final class FirstTokenTimes {
+final class FirstTokenTimes {
 
 	/** Samples in each half of the window. */
 	public static final int HALF = 256;

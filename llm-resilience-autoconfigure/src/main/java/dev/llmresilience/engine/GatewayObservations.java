@@ -14,7 +14,7 @@ import io.micrometer.observation.ObservationRegistry;
  * Their names and key values are the conventions' ({@link CallObservationConvention},
  * {@code AttemptObservationConvention}: an application's bean, else the starter's default).
  */
-public final class GatewayObservations {
+final class GatewayObservations {
 
 	/** The observation of one gateway call. */
 	public static final String CALL = DefaultCallObservationConvention.NAME;

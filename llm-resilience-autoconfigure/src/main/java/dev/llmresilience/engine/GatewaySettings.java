@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param maxRequestTimeout longest {@code timeout} a request may set, or {@code null} for no ceiling
  * @param maxRequestDeadline longest {@code deadline} a request may set, or {@code null} for no ceiling
  */
-public record GatewaySettings(Duration deadline, String busyMessage, String contentFilteredMessage,
+record GatewaySettings(Duration deadline, String busyMessage, String contentFilteredMessage,
 		boolean busyAsError, String deferredMessage, boolean resumeOnFallback, @Nullable Duration maxRequestTimeout,
 		@Nullable Duration maxRequestDeadline) {
 

@@ -21,7 +21,7 @@ import java.util.Map;
  * @param noWinner hedges where both endpoints failed
  * @param refused hedges the budget refused
  */
-public record HedgeDescriptor(String delay, double percentile, Duration fixedDelay, Duration minDelay, double maxRatio,
+record HedgeDescriptor(String delay, double percentile, Duration fixedDelay, Duration minDelay, double maxRatio,
 		Duration window, long callsInWindow, long hedgesInWindow, long hedgeWon, long firstWon, long noWinner,
 		long refused) {
 

@@ -11,6 +11,6 @@ package dev.llmresilience.engine;
  * @param noWinner hedges since start-up where both endpoints failed
  * @param refused hedges the budget refused since start-up
  */
-public record HedgeReport(HedgeSettings settings, long callsInWindow, long hedgesInWindow, long hedgeWon,
+record HedgeReport(HedgeSettings settings, long callsInWindow, long hedgesInWindow, long hedgeWon,
 		long firstWon, long noWinner, long refused) {
 }

@@ -19,7 +19,7 @@ import java.time.Duration;
  * @param maxRatio the most hedged calls as a share of the route's calls in {@code window} (0 to 1)
  * @param window the sliding window of the hedge budget
  */
-public record HedgeSettings(boolean enabled, boolean adaptive, double percentile, Duration delay, Duration minDelay,
+record HedgeSettings(boolean enabled, boolean adaptive, double percentile, Duration delay, Duration minDelay,
 		double maxRatio, Duration window) {
 
 	/** The built-in defaults: off; when on, adaptive at the 95th percentile, at most 10 % of a minute's calls. */

@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * Which routes hedge their requests, and how ({@code llm.gateway.hedge}, and per route
  * {@code llm.gateway.hedge.routes.<route>}); off unless switched on. See docs/hedging.md.
  */
-public final class Hedging {
+final class Hedging {
 
 	private final Map<String, HedgePolicy> routes = new LinkedHashMap<>();
 

@@ -20,7 +20,7 @@ import dev.llmresilience.spi.DeferredStore;
  * at most {@code maxRetained} of them, the oldest dropped first, so that a burst of requests cannot
  * hold a retention's worth of prompts and answers. Nothing survives a restart.
  */
-public class InMemoryDeferredStore implements DeferredStore {
+class InMemoryDeferredStore implements DeferredStore {
 
 	/** The built-in {@code llm.gateway.deferral.max-retained}. */
 	public static final int DEFAULT_MAX_RETAINED = 1000;

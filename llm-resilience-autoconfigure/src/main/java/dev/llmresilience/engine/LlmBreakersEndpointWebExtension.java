@@ -12,7 +12,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * would otherwise answer 204).
  */
 @EndpointWebExtension(endpoint = LlmBreakersEndpoint.class)
-public class LlmBreakersEndpointWebExtension {
+class LlmBreakersEndpointWebExtension {
 
 	private final LlmBreakersEndpoint delegate;
 

@@ -24,7 +24,7 @@ import org.springframework.boot.health.contributor.Health;
  * Its {@code sharedState} detail says whether the state the replicas share is available; shared
  * state that is unavailable never makes it DOWN, since every replica then goes on with its own.
  */
-public class LlmHealthIndicator extends AbstractHealthIndicator {
+class LlmHealthIndicator extends AbstractHealthIndicator {
 
 	private final EndpointRegistry endpoints;
 

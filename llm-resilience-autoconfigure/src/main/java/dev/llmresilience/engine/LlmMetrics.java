@@ -47,7 +47,7 @@ import static dev.llmresilience.spi.DefaultCallObservationConvention.TO;
  * {@code none} on success. Every tag value comes from configuration (endpoint, route, model,
  * provider) or from a closed set (outcome, tier); none from what a caller or a provider sent.
  */
-public class LlmMetrics implements LlmGatewayListener {
+class LlmMetrics implements LlmGatewayListener {
 
 	/** Duration of one upstream attempt. */
 	public static final String OPERATION_DURATION = DefaultAttemptObservationConvention.NAME + ".duration";

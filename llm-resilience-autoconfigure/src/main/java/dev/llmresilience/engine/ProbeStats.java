@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param lastAt when the last one ended, or {@code null}
  * @param lastOutcome how the last one ended, or {@code null}
  */
-public record ProbeStats(EndpointSettings.Probe mode, long sent, long succeeded, long failed, @Nullable Instant lastAt,
+record ProbeStats(EndpointSettings.Probe mode, long sent, long succeeded, long failed, @Nullable Instant lastAt,
 		@Nullable Outcome lastOutcome) {
 
 	static ProbeStats requests() {

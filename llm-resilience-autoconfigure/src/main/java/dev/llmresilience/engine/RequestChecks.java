@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * {@link LlmInvalidRequestException}: the caller's own error, never retried, never counted by a
  * breaker.
  */
-public final class RequestChecks {
+final class RequestChecks {
 
 	/** Error code of a timeout or deadline above its ceiling. */
 	public static final String TOO_LONG = "duration_above_ceiling";

@@ -16,7 +16,7 @@ import tools.jackson.databind.json.JsonMapper;
  * with the same settings, asked within the same scope (tenant, user), gets the same answer. The
  * prompt itself is not kept in the key.
  */
-public final class RequestKeys {
+final class RequestKeys {
 
 	private static final JsonMapper mapper = JsonMapper.builder()
 		.enable(SerializationFeature.ORDER_MAP_ENTRIES_BY_KEYS)

@@ -14,7 +14,7 @@ import io.github.resilience4j.retry.RetryRegistry;
  * @param shared whether the registries are the application's, whose own integration then publishes
  * their metrics and lists them at {@code /actuator/circuitbreakers}
  */
-public record ResilienceRegistries(CircuitBreakerRegistry circuitBreakers, RetryRegistry retries,
+record ResilienceRegistries(CircuitBreakerRegistry circuitBreakers, RetryRegistry retries,
 		BulkheadRegistry bulkheads, boolean shared) {
 
 	/**

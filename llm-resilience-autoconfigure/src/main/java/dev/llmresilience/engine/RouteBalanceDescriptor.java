@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * @param calls the route's calls so far
  * @param endpoints its endpoints by name, in the route's order
  */
-public record RouteBalanceDescriptor(String balance, String order, long calls, Map<String, ShareDescriptor> endpoints) {
+record RouteBalanceDescriptor(String balance, String order, long calls, Map<String, ShareDescriptor> endpoints) {
 
 	static Map<String, RouteBalanceDescriptor> of(Map<String, RouteReport> reports) {
 		Map<String, RouteBalanceDescriptor> routes = new LinkedHashMap<>();

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * @param warned whether the run has lasted past {@code llm.degradation.warn-after} (and was logged)
  * @param onlyDegradedTiers the run's answers by tier
  */
-public record RouteDegradation(int answers, int degraded, @Nullable Double degradedShare,
+record RouteDegradation(int answers, int degraded, @Nullable Double degradedShare,
 		@Nullable Instant onlyDegradedSince, Duration onlyDegradedFor, boolean warned,
 		Map<String, Long> onlyDegradedTiers) {
 }

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * @param warned whether the run has lasted past {@code llm.degradation.warn-after}
  * @param onlyDegradedTiers the run's answers by tier
  */
-public record RouteDegradationDescriptor(int answers, int degraded, @Nullable Double degradedShare,
+record RouteDegradationDescriptor(int answers, int degraded, @Nullable Double degradedShare,
 		@Nullable String onlyDegradedSince, double onlyDegradedForSeconds, boolean warned,
 		Map<String, Long> onlyDegradedTiers) {
 

@@ -7,7 +7,7 @@ import org.jspecify.annotations.Nullable;
  * endpoints of one group share the load as the route's {@link Balance} says, and the route falls
  * back from one group to the next.
  */
-public enum RouteOrder {
+enum RouteOrder {
 
 	/**
 	 * The route's own order (its list, or for the implicit {@code default} route priority then

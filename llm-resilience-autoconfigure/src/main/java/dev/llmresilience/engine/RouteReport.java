@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * @param strategy the route's strategy
  * @param endpoints its endpoints, in the route's order (after {@link RouteOrder})
  */
-public record RouteReport(RouteStrategy strategy, List<Member> endpoints) {
+record RouteReport(RouteStrategy strategy, List<Member> endpoints) {
 
 	public RouteReport {
 		endpoints = List.copyOf(endpoints);

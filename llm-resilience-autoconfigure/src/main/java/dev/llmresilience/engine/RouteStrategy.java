@@ -6,7 +6,7 @@ package dev.llmresilience.engine;
  * @param balance the choice among the endpoints of one group
  * @param order the order that forms the groups
  */
-public record RouteStrategy(Balance balance, RouteOrder order) {
+record RouteStrategy(Balance balance, RouteOrder order) {
 
 	/** Today's strict priority list: the route's order, always. */
 	public static final RouteStrategy PRIORITY = new RouteStrategy(Balance.PRIORITY, RouteOrder.PRIORITY);

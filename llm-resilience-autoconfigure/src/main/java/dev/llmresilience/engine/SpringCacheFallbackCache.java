@@ -14,7 +14,7 @@ import org.springframework.cache.Cache;
  * size, eviction and distribution follow the application's cache configuration. The time to live
  * is also checked here, since not every cache has one.
  */
-public final class SpringCacheFallbackCache extends TimedFallbackCache {
+final class SpringCacheFallbackCache extends TimedFallbackCache {
 
 	private final Cache cache;
 

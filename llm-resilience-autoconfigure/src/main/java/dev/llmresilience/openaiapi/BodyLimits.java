@@ -8,7 +8,7 @@ package dev.llmresilience.openaiapi;
  * @param maxRequestSize the largest request body, in bytes
  * @param maxConcurrentReads how many bodies may be read at once
  */
-public record BodyLimits(long maxRequestSize, int maxConcurrentReads) {
+record BodyLimits(long maxRequestSize, int maxConcurrentReads) {
 
 	public BodyLimits {
 		if (maxRequestSize < 1 || maxConcurrentReads < 1) {

@@ -19,7 +19,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
  * bulkhead or failed attempts, may clear at once); a breaker forced open never does by itself.
  * This tells a busy answer's {@code retry-after}.
  */
-public final class BreakerWaits {
+final class BreakerWaits {
 
 	/** The wait advised when a breaker already lets calls through. */
 	static final Duration SOON = Duration.ofSeconds(1);

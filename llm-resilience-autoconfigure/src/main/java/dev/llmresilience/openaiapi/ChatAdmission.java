@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * connection rather than read or drain the body), or leave to read the body, holding one of the
  * permits that bound how many bodies are read at once until {@link #bodyRead()}.
  */
-public final class ChatAdmission {
+final class ChatAdmission {
 
 	private final String requestId;
 

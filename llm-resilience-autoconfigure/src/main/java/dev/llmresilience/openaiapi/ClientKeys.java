@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * time that does not depend on where, or whether, it differs: the time of an answer tells nothing
  * of a key. {@link #toString()} shows none.
  */
-public final class ClientKeys {
+final class ClientKeys {
 
 	private static final String BEARER = "bearer ";
 

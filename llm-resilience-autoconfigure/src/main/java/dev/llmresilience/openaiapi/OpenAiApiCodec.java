@@ -19,7 +19,7 @@ import tools.jackson.databind.json.JsonMapper;
  * project's own types. Its records are its own, shaped field for field like those the OpenAI client
  * reads, so that what this writes that client reads back unchanged (the round-trip tests hold it).
  */
-public final class OpenAiApiCodec {
+final class OpenAiApiCodec {
 
 	private static final String ASSISTANT = "assistant";
 

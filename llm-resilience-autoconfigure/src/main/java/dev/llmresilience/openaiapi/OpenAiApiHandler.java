@@ -30,7 +30,7 @@ import reactor.core.publisher.Mono;
  * busy answer is a 503 and not a stream; once a stream has started, a failure ends it with an
  * in-band error event.
  */
-public final class OpenAiApiHandler {
+final class OpenAiApiHandler {
 
 	private static final Pattern SAFE_REQUEST_ID = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 

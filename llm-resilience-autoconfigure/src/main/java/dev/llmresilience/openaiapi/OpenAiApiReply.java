@@ -14,7 +14,7 @@ import reactor.core.publisher.Flux;
  * @param body the JSON body, or {@code null} for a stream
  * @param events the {@code data} of each event of a stream (status 200), or {@code null}
  */
-public record OpenAiApiReply(int status, Map<String, String> headers, byte @Nullable [] body,
+record OpenAiApiReply(int status, Map<String, String> headers, byte @Nullable [] body,
 		@Nullable Flux<String> events) {
 
 	public OpenAiApiReply {

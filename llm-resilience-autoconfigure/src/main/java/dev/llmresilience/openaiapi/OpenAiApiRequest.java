@@ -9,5 +9,5 @@ import dev.llmresilience.chat.ChatRequest;
  * @param stream whether the client asked for a stream
  * @param includeUsage whether a stream ends with a usage chunk ({@code stream_options.include_usage})
  */
-public record OpenAiApiRequest(ChatRequest request, boolean stream, boolean includeUsage) {
+record OpenAiApiRequest(ChatRequest request, boolean stream, boolean includeUsage) {
 }

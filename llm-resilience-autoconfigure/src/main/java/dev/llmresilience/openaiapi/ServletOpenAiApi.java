@@ -21,7 +21,7 @@ import org.springframework.web.HttpRequestHandler;
  * cancels the upstream call. A request refused on its headers is answered without reading its
  * body, and its connection closed rather than drained.
  */
-public final class ServletOpenAiApi implements HttpRequestHandler {
+final class ServletOpenAiApi implements HttpRequestHandler {
 
 	private final OpenAiApiHandler handler;
 

@@ -22,7 +22,7 @@ import org.springframework.web.reactive.function.server.ServerResponse;
  * with Spring's server-sent-event encoder. A request refused on its headers is answered at once and
  * its connection closed, its body never subscribed to.
  */
-public final class WebFluxOpenAiApi {
+final class WebFluxOpenAiApi {
 
 	private final OpenAiApiHandler handler;
 

@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
  * A request body that is not a valid request of its wire format: not JSON, a field of the wrong
  * type, or a feature this project does not serve. The message says what to change.
  */
-public final class WireFormatException extends IllegalArgumentException {
+final class WireFormatException extends IllegalArgumentException {
 
 	private final @Nullable String param;
 

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * outside: it keeps the original's class name and stack trace, and its message redacted and cut
  * (see {@link Redaction#sanitized}). Its {@code toString()} reads like the original's.
  */
-public final class RedactedException extends RuntimeException {
+final class RedactedException extends RuntimeException {
 
 	private final String type;
 

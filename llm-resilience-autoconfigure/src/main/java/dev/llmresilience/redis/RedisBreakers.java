@@ -17,7 +17,7 @@ import reactor.core.publisher.Flux;
  * replicas that join later. Each replica keeps its local breaker, which goes on deciding alone when
  * Redis is unavailable.
  */
-public final class RedisBreakers implements BreakerControl {
+final class RedisBreakers implements BreakerControl {
 
 	private final RedisFleet fleet;
 

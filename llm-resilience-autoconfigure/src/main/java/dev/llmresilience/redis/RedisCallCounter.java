@@ -28,7 +28,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * permits went; while Redis is unreachable each replica allows itself what the fleet had left when
  * it last heard, and its calls are counted when Redis is back.
  */
-public final class RedisCallCounter implements CallCounter, AutoCloseable {
+final class RedisCallCounter implements CallCounter, AutoCloseable {
 
 	private static final RedisScript<List> RESERVE = RedisScripts.load("guard-reserve", List.class);
 

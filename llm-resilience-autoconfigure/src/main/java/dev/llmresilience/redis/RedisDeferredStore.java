@@ -38,7 +38,7 @@ import reactor.core.publisher.Mono;
  * back; and, if Redis loses its data, requests on the stream no replica had taken yet (each replica
  * adds back the ones it holds).
  */
-public final class RedisDeferredStore implements DeferredStore, AutoCloseable {
+final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisDeferredStore.class);
 

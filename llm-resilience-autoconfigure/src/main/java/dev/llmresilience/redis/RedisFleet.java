@@ -33,7 +33,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * heartbeat gets through again, the pub/sub subscription is made anew and every part reconciles
  * its state.
  */
-public final class RedisFleet implements SharedState, AutoCloseable {
+final class RedisFleet implements SharedState, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisFleet.class);
 

@@ -61,8 +61,17 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 	 * This replica's seat.
 	 * @return the seat
 	 */
-	public RedisFleet fleet() {
+	RedisFleet fleet() {
 		return this.fleet;
+	}
+
+	/**
+	 * A key of this fleet: the configured prefix, then the suffix.
+	 * @param suffix what follows the prefix, e.g. {@code deferred}
+	 * @return the key
+	 */
+	public String key(String suffix) {
+		return this.fleet.key(suffix);
 	}
 
 	@Override

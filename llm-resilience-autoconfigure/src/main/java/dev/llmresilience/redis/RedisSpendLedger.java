@@ -23,7 +23,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * while Redis is unavailable are kept and added when it is back, so the day's total in Redis is
  * exact once every replica has sent what it holds.
  */
-public final class RedisSpendLedger implements SpendLedger {
+final class RedisSpendLedger implements SpendLedger {
 
 	private static final RedisScript<String> ADD = RedisScripts.load("budget-add", String.class);
 

@@ -5,11 +5,10 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
-import dev.llmresilience.engine.RouteBalancer;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * Where the {@link RouteBalancer} takes chance and time from: the random numbers of its weighted
+ * Where the {@code RouteBalancer} takes chance and time from: the random numbers of its weighted
  * and two-choice draws, and the clock its latency estimates decay by. A bean of this type replaces
  * the default ({@link #system()}), e.g. with {@link #seeded(long, LongSupplier)} for a reproducible
  * split.

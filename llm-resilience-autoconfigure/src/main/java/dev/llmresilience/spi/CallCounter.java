@@ -1,10 +1,9 @@
 package dev.llmresilience.spi;
 
-import dev.llmresilience.engine.CallVolumeGuard;
 
 /**
  * Counts the upstream calls of the call-volume guard's window and decides, on the caller's thread
- * and without waiting on anything remote, whether one more may go ahead. {@link CallVolumeGuard}
+ * and without waiting on anything remote, whether one more may go ahead. {@code CallVolumeGuard}
  * uses a local counter unless it is given another; {@code llm.shared-state.type=redis} gives it one
  * that counts the whole fleet's calls.
  */

@@ -4,17 +4,15 @@ import java.util.List;
 import java.util.Optional;
 
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.engine.DeferredQueue;
-import dev.llmresilience.engine.InMemoryDeferredStore;
 import reactor.core.publisher.Mono;
 
 /**
  * Where deferred requests are kept between their attempts. The default,
- * {@link InMemoryDeferredStore}, keeps them in memory: they do not survive a restart. Provide a
+ * {@code InMemoryDeferredStore}, keeps them in memory: they do not survive a restart. Provide a
  * bean of this type to keep them elsewhere.
  *
  * <p>A store that replicas share ({@link #isShared()}) also decides which replica runs each
- * request: the {@link DeferredQueue} then hands it every new request with {@link #add} and runs
+ * request: the {@code DeferredQueue} then hands it every new request with {@link #add} and runs
  * what the store hands back through {@link Runner}, and the store makes sure each request ends
  * once, fleet-wide ({@link #end}). The other methods' defaults suit a store of one instance.
  */

@@ -3,7 +3,6 @@ package dev.llmresilience.spi;
 import java.util.Optional;
 
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.engine.RequestKeys;
 
 /**
  * Last good answers, by request key, for the CACHED tier.
@@ -12,7 +11,7 @@ public interface FallbackCache {
 
 	/**
 	 * Remember a live answer.
-	 * @param key the request's key (see {@link RequestKeys})
+	 * @param key the request's key (see {@code RequestKeys})
 	 * @param response the answer
 	 */
 	void put(String key, ChatResponse response);

@@ -3,10 +3,9 @@ package dev.llmresilience.spi;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 
-import dev.llmresilience.engine.BudgetGuard;
 
 /**
- * Adds up what each day's answers cost, for {@link BudgetGuard}. The default keeps this instance's
+ * Adds up what each day's answers cost, for {@code BudgetGuard}. The default keeps this instance's
  * spending; {@code llm.shared-state.type=redis} gives one that adds up the whole fleet's. Neither
  * method may block: both are called on the call path.
  */

@@ -37,7 +37,7 @@ import org.springframework.ai.model.tool.ToolCallingManager;
  * model, the usage and the finish reason, and under {@link #TIER}, {@link #ENDPOINT},
  * {@link #ATTEMPTS}, {@link #LATENCY} and {@link #COST} how the gateway got it.
  */
-public final class LlmGatewayChatModel implements ChatModel {
+final class LlmGatewayChatModel implements ChatModel {
 
 	/** Metadata key: the answer's tier ({@code PRIMARY}, {@code FALLBACK}, {@code CACHED}, ...), a String. */
 	public static final String TIER = "llm.tier";

@@ -14,7 +14,7 @@ import org.springframework.ai.chat.model.ChatModel;
  * named by {@code llm.endpoints.<name>.chat-model-bean}, wrapped in the endpoint's retry, circuit
  * breaker and bulkhead like any other. The model's own retries are to be off (one place decides).
  */
-public final class SpringAiClientFactory implements LlmClientFactory {
+final class SpringAiClientFactory implements LlmClientFactory {
 
 	/** The protocol name of this client. */
 	public static final String PROTOCOL = "spring-ai";

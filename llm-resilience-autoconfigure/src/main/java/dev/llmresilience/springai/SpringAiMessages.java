@@ -27,7 +27,7 @@ import org.springframework.util.MimeType;
  * assistant (text and tool calls) and tool-response messages, and function tools by their
  * definitions.
  */
-public final class SpringAiMessages {
+final class SpringAiMessages {
 
 	private static final String FUNCTION = "function";
 

@@ -20,7 +20,7 @@ import org.springframework.util.ClassUtils;
  * 0, below every property source of the application, so that a value it sets still wins. The
  * endpoint's retry, inside its circuit breaker, is then the one place that decides.
  */
-public final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Ordered {
+final class SpringAiRetryDefaults implements EnvironmentPostProcessor, Ordered {
 
 	/** The name of the property source holding the defaults. */
 	public static final String SOURCE = "llmSpringAiRetriesOff";

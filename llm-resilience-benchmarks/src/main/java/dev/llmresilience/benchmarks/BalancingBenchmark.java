@@ -10,20 +10,14 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.engine.Balance;
-import dev.llmresilience.engine.DefaultLlmGateway;
-import dev.llmresilience.engine.Degradation;
+import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.EndpointRegistry;
-import dev.llmresilience.engine.GatewaySettings;
-import dev.llmresilience.engine.Hedging;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.engine.RouteBalancer;
-import dev.llmresilience.engine.RouteOrder;
-import dev.llmresilience.engine.RouteStrategy;
+import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.spi.BalanceSource;
-import io.micrometer.observation.ObservationRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -69,7 +63,7 @@ public class BalancingBenchmark {
 
 	private RouteBalancer balancer;
 
-	private DefaultLlmGateway gateway;
+	private LlmGateway gateway;
 
 	private List<LlmEndpoint> priorityRoute;
 
@@ -92,12 +86,10 @@ public class BalancingBenchmark {
 			routes.put(route, names);
 		}
 		this.registry = new EndpointRegistry(all, routes, List.of());
-		this.balancer = new RouteBalancer(this.registry,
-				Map.of("weighted", new RouteStrategy(Balance.WEIGHTED, RouteOrder.PRIORITY), "least-latency",
-						new RouteStrategy(Balance.LEAST_LATENCY, RouteOrder.PRIORITY)),
+		this.balancer = BenchmarkAccess.balancer(this.registry,
+				Map.of("weighted", "weighted", "least-latency", "least-latency"),
 				Map.of("weighted-1", 5.0, "weighted-2", 3.0, "weighted-3", 2.0), BalanceSource.system());
-		this.gateway = new DefaultLlmGateway(this.registry, GatewaySettings.of(Endpoints.DEFAULT_DEADLINE),
-				Degradation.none(), List.of(), ObservationRegistry.NOOP, this.balancer, Hedging.off());
+		this.gateway = BenchmarkAccess.gateway(this.registry, Endpoints.DEFAULT_DEADLINE, this.balancer, null);
 		this.priorityRoute = this.registry.route("priority");
 		this.weightedRoute = this.registry.route("weighted");
 		this.leastLatencyRoute = this.registry.route("least-latency");

@@ -8,15 +8,15 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiFunction;
 import java.util.function.UnaryOperator;
 
-import dev.llmresilience.engine.DefaultLlmGateway;
-import dev.llmresilience.engine.EndpointFactory;
+import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.EndpointRegistry;
-import dev.llmresilience.engine.GatewaySettings;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.UpstreamFailures;
@@ -42,9 +42,7 @@ final class Endpoints implements AutoCloseable {
 
 	private final FailureClassifier classifier = new FailureClassifier();
 
-	private final EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(),
-			RetryRegistry.ofDefaults(), BulkheadRegistry.ofDefaults(), this.classifier, Clock.systemUTC(),
-			() -> ThreadLocalRandom.current().nextDouble());
+	private final BiFunction<EndpointSettings, LlmClient, LlmEndpoint> factory = BenchmarkAccess.endpoints(this.classifier);
 
 	private final OpenAiClientFactory clients = new OpenAiClientFactory(new UpstreamFailures(Clock.systemUTC()));
 
@@ -105,10 +103,6 @@ final class Endpoints implements AutoCloseable {
 		return Duration.ofNanos(Math.round(duration.toNanos() * scale));
 	}
 
-	EndpointFactory factory() {
-		return this.factory;
-	}
-
 	/**
 	 * An endpoint over the given client.
 	 * @param settings its settings
@@ -116,7 +110,7 @@ final class Endpoints implements AutoCloseable {
 	 * @return the endpoint
 	 */
 	LlmEndpoint endpoint(EndpointSettings settings, LlmClient client) {
-		return this.factory.create(settings, client);
+		return this.factory.apply(settings, client);
 	}
 
 	/**
@@ -138,7 +132,7 @@ final class Endpoints implements AutoCloseable {
 	LlmEndpoint http(EndpointSettings settings, UnaryOperator<LlmClient> wrapper) {
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		this.pools.add(pool);
-		return this.factory.create(settings, wrapper.apply(this.clients.create(settings.client(), WebClient.builder(), pool)));
+		return this.factory.apply(settings, wrapper.apply(this.clients.create(settings.client(), WebClient.builder(), pool)));
 	}
 
 	/**
@@ -149,9 +143,8 @@ final class Endpoints implements AutoCloseable {
 	 * @param endpoints the endpoints
 	 * @return the gateway
 	 */
-	static DefaultLlmGateway gateway(Map<String, List<String>> routes, Duration deadline, LlmEndpoint... endpoints) {
-		return new DefaultLlmGateway(new EndpointRegistry(List.of(endpoints), routes, List.of()),
-				GatewaySettings.of(deadline));
+	static LlmGateway gateway(Map<String, List<String>> routes, Duration deadline, LlmEndpoint... endpoints) {
+		return BenchmarkAccess.gateway(new EndpointRegistry(List.of(endpoints), routes, List.of()), deadline);
 	}
 
 	@Override

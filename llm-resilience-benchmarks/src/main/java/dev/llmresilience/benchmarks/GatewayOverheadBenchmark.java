@@ -10,10 +10,10 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.engine.CallContext;
-import dev.llmresilience.engine.DefaultLlmGateway;
+import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.failure.LlmUpstreamException;
+import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -74,7 +74,7 @@ public class GatewayOverheadBenchmark {
 
 	private LlmEndpoint open;
 
-	private DefaultLlmGateway gateway;
+	private LlmGateway gateway;
 
 	@Setup
 	public void setUp() {
@@ -128,8 +128,7 @@ public class GatewayOverheadBenchmark {
 	/** One endpoint's chain only: retry, breaker, bulkhead, watchdog; no route walk. */
 	@Benchmark
 	public Completion endpointSuccess() {
-		return this.endpoint.chat(SUCCESS, CallContext.of((attempt) -> {
-		})).block();
+		return BenchmarkAccess.chat(this.endpoint, SUCCESS).block();
 	}
 
 	/**
@@ -138,8 +137,7 @@ public class GatewayOverheadBenchmark {
 	 */
 	@Benchmark
 	public Object endpointRejectedByOpenBreaker() {
-		return this.open.chat(SUCCESS, CallContext.of((attempt) -> {
-		})).onErrorResume((error) -> Mono.just(COMPLETION)).block();
+		return BenchmarkAccess.chat(this.open, SUCCESS).onErrorResume((error) -> Mono.just(COMPLETION)).block();
 	}
 
 	/** The gateway, primary answers. */

@@ -14,8 +14,8 @@ import java.util.stream.LongStream;
 import com.sun.management.OperatingSystemMXBean;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.engine.DefaultLlmGateway;
 import dev.llmresilience.engine.LlmEndpoint;
+import dev.llmresilience.gateway.LlmGateway;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
@@ -67,11 +67,11 @@ public final class LoopbackLoad {
 			RawClient raw = new RawClient(provider.baseUrl(), rawPool);
 			// Built-in defaults but a bulkhead (and so a pool) of 64, so that concurrency 64 is not cut to 50
 			LlmEndpoint endpoint = endpoints.http(Endpoints.settings("primary", provider.baseUrl(), 1.0, 64));
-			DefaultLlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
+			LlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
 					Endpoints.DEFAULT_DEADLINE, endpoint);
 			// The same, but chat sent upstream as one JSON request: the raw side's wire work
 			LlmEndpoint plain = endpoints.http(Endpoints.settings("plain", provider.baseUrl(), 1.0, 64, false));
-			DefaultLlmGateway plainGateway = Endpoints.gateway(Map.of("default", List.of("plain")),
+			LlmGateway plainGateway = Endpoints.gateway(Map.of("default", List.of("plain")),
 					Endpoints.DEFAULT_DEADLINE, plain);
 			System.out.println("gateway:      " + Endpoints.describe(endpoint.settings()));
 			System.out.println("gateway-json: " + Endpoints.describe(plain.settings()));

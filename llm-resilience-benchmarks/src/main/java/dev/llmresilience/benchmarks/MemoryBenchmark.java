@@ -12,8 +12,8 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.engine.DefaultLlmGateway;
 import dev.llmresilience.engine.LlmEndpoint;
+import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import reactor.core.publisher.Mono;
@@ -65,7 +65,7 @@ public final class MemoryBenchmark {
 	private static void calls() {
 		try (Endpoints endpoints = new Endpoints()) {
 			LlmEndpoint endpoint = endpoints.endpoint(Endpoints.settings("primary", "http://127.0.0.1:9/v1"), STUB);
-			DefaultLlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
+			LlmGateway gateway = Endpoints.gateway(Map.of("default", List.of("primary")),
 					Endpoints.DEFAULT_DEADLINE, endpoint);
 			for (int i = 0; i < 100_000; i++) {
 				call(gateway);
@@ -107,7 +107,7 @@ public final class MemoryBenchmark {
 		}
 	}
 
-	private static void call(DefaultLlmGateway gateway) {
+	private static void call(LlmGateway gateway) {
 		ChatResponse response = gateway.chat(REQUEST).block();
 		if (response == null || response.tier() != Tier.PRIMARY) {
 			throw new IllegalStateException("Expected a PRIMARY answer but got " + response);

@@ -16,8 +16,8 @@ import java.util.function.Supplier;
 import dev.llmresilience.benchmarks.StubProvider.FailureMode;
 import dev.llmresilience.benchmarks.StubProvider.Outage;
 import dev.llmresilience.chat.ChatRequest;
-import dev.llmresilience.engine.DefaultLlmGateway;
 import dev.llmresilience.engine.LlmEndpoint;
+import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -244,7 +244,7 @@ public final class OutageReplay {
 				if (scenario.client() != Scenario.Client.GATEWAY_PRIMARY) {
 					members.add(endpoints.http(Endpoints.settings("backup", backup.baseUrl(), SCALE, scenario.bulkhead())));
 				}
-				DefaultLlmGateway gateway = Endpoints.gateway(
+				LlmGateway gateway = Endpoints.gateway(
 						Map.of("default", members.stream().map(LlmEndpoint::name).toList()),
 						Duration.ofMillis(scenario.deadlineMillis()),
 						members.toArray(new LlmEndpoint[0]));

@@ -10,14 +10,11 @@ import dev.langchain4j.model.chat.ChatModel;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.engine.DefaultLlmGateway;
-import dev.llmresilience.engine.Degradation;
+import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.EndpointRegistry;
-import dev.llmresilience.engine.GatewaySettings;
-import dev.llmresilience.engine.HedgeSettings;
-import dev.llmresilience.engine.Hedging;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.engine.RouteBalancer;
+import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
@@ -30,7 +27,6 @@ import io.github.resilience4j.reactor.circuitbreaker.operator.CircuitBreakerOper
 import io.github.resilience4j.reactor.retry.RetryOperator;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.netty.resources.ConnectionProvider;
@@ -187,11 +183,11 @@ final class Peers implements AutoCloseable {
 	 * The gateway over the real OpenAI-compatible client, the built-in defaults scaled (bulkhead 64,
 	 * so that 64 callers are not cut to 50), optionally hedging.
 	 */
-	Peer gateway(String url, @Nullable String backupUrl, @Nullable HedgeSettings hedge) {
+	Peer gateway(String url, @Nullable String backupUrl, BenchmarkAccess.@Nullable Hedge hedge) {
 		return gateway(hedge != null ? "gateway, hedging" : "llm-resilience gateway", url, backupUrl, hedge);
 	}
 
-	Peer gateway(String name, String url, @Nullable String backupUrl, @Nullable HedgeSettings hedge) {
+	Peer gateway(String name, String url, @Nullable String backupUrl, BenchmarkAccess.@Nullable Hedge hedge) {
 		List<LlmEndpoint> members = new ArrayList<>();
 		members.add(this.endpoints.http(Endpoints.settings("primary", url, this.scale, 64)));
 		if (backupUrl != null) {
@@ -199,10 +195,8 @@ final class Peers implements AutoCloseable {
 		}
 		List<String> route = members.stream().map(LlmEndpoint::name).toList();
 		EndpointRegistry registry = new EndpointRegistry(members, Map.of("default", route), List.of());
-		Hedging hedging = (hedge != null) ? new Hedging(hedge, Map.of(), List.of("default")) : Hedging.off();
-		DefaultLlmGateway gateway = new DefaultLlmGateway(registry,
-				GatewaySettings.of(scaled(Endpoints.DEFAULT_DEADLINE)), Degradation.none(), List.of(),
-				ObservationRegistry.NOOP, RouteBalancer.priority(registry), hedging);
+		LlmGateway gateway = BenchmarkAccess.gateway(registry, scaled(Endpoints.DEFAULT_DEADLINE),
+				RouteBalancer.priority(registry), hedge);
 		return peer(name, () -> gateway.chat(REQUEST).map((ChatResponse answer) -> answer.tier() != Tier.BUSY ? "ok" : ""));
 	}
 

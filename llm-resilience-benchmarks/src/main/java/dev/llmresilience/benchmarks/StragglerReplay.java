@@ -7,7 +7,7 @@ import java.util.SplittableRandom;
 import java.util.function.LongSupplier;
 
 import dev.llmresilience.benchmarks.Peers.Peer;
-import dev.llmresilience.engine.HedgeSettings;
+import dev.llmresilience.engine.BenchmarkAccess;
 
 /**
  * Question (c) of the peer comparison: a straggler provider, whose time to first token is log-normal with a
@@ -41,7 +41,7 @@ public final class StragglerReplay {
 		Machine.describe("StragglerReplay: log-normal first token, p50 0.8 s, p99 15 s, scaled");
 		System.out.printf(Locale.ROOT, "scale %s, sigma %.3f, %d requests at %.0f/s, seed %d%n", scale, SIGMA, requests,
 				rate, seed);
-		HedgeSettings hedge = new HedgeSettings(true, true, 95, Endpoints.scaled(Duration.ofSeconds(2), scale),
+		BenchmarkAccess.Hedge hedge = new BenchmarkAccess.Hedge(true, 95, Endpoints.scaled(Duration.ofSeconds(2), scale),
 				Endpoints.scaled(Duration.ofMillis(100), scale), 0.1, Duration.ofMinutes(1));
 		System.out.println("| peer | answered | p50 | p99 | p99.9 | max | upstream calls per request | extra calls | extra tokens | calls the peer never ended |");
 		System.out.println("|---|---|---|---|---|---|---|---|---|---|");

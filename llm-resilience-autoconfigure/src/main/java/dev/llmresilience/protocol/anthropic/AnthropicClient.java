@@ -34,7 +34,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * stream, are mapped into the project's failure rules by {@link AnthropicErrors}; what the provider
  * says is redacted ({@link ProviderText}) and its token counts checked ({@link ReportedUsage}).
  */
-public final class AnthropicClient implements LlmClient, AutoCloseable {
+final class AnthropicClient implements LlmClient, AutoCloseable {
 
 	private static final String PATH = "/messages";
 

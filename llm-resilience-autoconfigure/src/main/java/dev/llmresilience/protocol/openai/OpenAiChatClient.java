@@ -41,7 +41,7 @@ import org.springframework.web.reactive.function.client.WebClient;
  * read event by event within the attempt's {@link StreamLimits}. Nothing a provider sends is logged
  * by the codecs, and what of it reaches an exception or an answer is redacted ({@link ProviderText}).
  */
-public final class OpenAiChatClient implements LlmClient, AutoCloseable {
+final class OpenAiChatClient implements LlmClient, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(OpenAiChatClient.class);
 

@@ -10,7 +10,7 @@ package dev.llmresilience.protocol.openai;
  * @param streamUsage whether a streamed request asks for {@code stream_options.include_usage}
  * (older API versions of some providers refuse the field)
  */
-public record OpenAiDialect(String path, boolean sendsModel, boolean streamUsage) {
+record OpenAiDialect(String path, boolean sendsModel, boolean streamUsage) {
 
 	/** OpenAI's own API and every compatible one: {@code POST /chat/completions}. */
 	public static final OpenAiDialect OPENAI = new OpenAiDialect("/chat/completions", true, true);

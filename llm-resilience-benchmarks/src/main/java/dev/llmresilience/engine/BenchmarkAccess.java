@@ -1,0 +1,116 @@
+package dev.llmresilience.engine;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiFunction;
+
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.failure.FailureClassifier;
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.protocol.Completion;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.spi.BalanceSource;
+import io.github.resilience4j.bulkhead.BulkheadRegistry;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+
+/**
+ * The engine's parts the benchmarks build by hand, without an application context. Lives in the
+ * engine's package (in the benchmarks' jar, on the class path beside the starter's), because those
+ * parts are package-private: the starter itself shows them to no one.
+ */
+public final class BenchmarkAccess {
+
+	private BenchmarkAccess() {
+	}
+
+	/**
+	 * Makes endpoints as the auto-configuration does, with Resilience4j's default registries.
+	 * @param classifier the failure classifier
+	 * @return makes an endpoint from its settings and its client
+	 */
+	public static BiFunction<EndpointSettings, LlmClient, LlmEndpoint> endpoints(FailureClassifier classifier) {
+		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
+				BulkheadRegistry.ofDefaults(), classifier, Clock.systemUTC(),
+				() -> ThreadLocalRandom.current().nextDouble());
+		return factory::create;
+	}
+
+	/**
+	 * A gateway with no cache, no deferral, no guard, no listener and no observation.
+	 * @param registry the endpoints and routes
+	 * @param deadline {@code llm.gateway.deadline}
+	 * @return the gateway
+	 */
+	public static LlmGateway gateway(EndpointRegistry registry, Duration deadline) {
+		return new DefaultLlmGateway(registry, GatewaySettings.of(deadline));
+	}
+
+	/**
+	 * A gateway as {@link #gateway(EndpointRegistry, Duration)}, with a balancer and, optionally,
+	 * hedging on the {@code default} route.
+	 * @param registry the endpoints and routes
+	 * @param deadline {@code llm.gateway.deadline}
+	 * @param balancer orders each call's endpoints
+	 * @param hedge how to hedge, or {@code null} for no hedging
+	 * @return the gateway
+	 */
+	public static LlmGateway gateway(EndpointRegistry registry, Duration deadline, RouteBalancer balancer,
+			@Nullable Hedge hedge) {
+		Hedging hedging = (hedge != null) ? new Hedging(new HedgeSettings(true, hedge.adaptive(), hedge.percentile(),
+				hedge.delay(), hedge.minDelay(), hedge.maxRatio(), hedge.window()), Map.of(), List.of("default"))
+				: Hedging.off();
+		return new DefaultLlmGateway(registry, GatewaySettings.of(deadline), Degradation.none(), List.of(),
+				ObservationRegistry.NOOP, balancer, hedging);
+	}
+
+	/**
+	 * A balancer, each route's order kept ({@code llm.routes.<name>.order=priority}).
+	 * @param registry the endpoints and routes
+	 * @param balance each balanced route's {@code balance} ({@code weighted}, {@code least-latency})
+	 * @param weights each endpoint's weight
+	 * @param source the random numbers and the clock
+	 * @return the balancer
+	 */
+	public static RouteBalancer balancer(EndpointRegistry registry, Map<String, String> balance,
+			Map<String, Double> weights, BalanceSource source) {
+		Map<String, RouteStrategy> strategies = new LinkedHashMap<>();
+		balance.forEach((route, name) -> strategies.put(route,
+				new RouteStrategy(Balance.valueOf(name.toUpperCase(Locale.ROOT).replace('-', '_')), RouteOrder.PRIORITY)));
+		return new RouteBalancer(registry, strategies, weights, source);
+	}
+
+	/**
+	 * One endpoint's chain only (retry, breaker, bulkhead, watchdog), no route walk.
+	 * @param endpoint the endpoint
+	 * @param request the request
+	 * @return the completion
+	 */
+	public static Mono<Completion> chat(LlmEndpoint endpoint, ChatRequest request) {
+		return endpoint.chat(request, CallContext.of((attempt) -> {
+		}));
+	}
+
+	/**
+	 * Hedging's settings ({@code llm.gateway.hedge.*}), on.
+	 * @param adaptive whether the delay follows the route's latency
+	 * @param percentile the latency percentile that sets the delay
+	 * @param delay the delay when not adaptive, and the most it may be
+	 * @param minDelay the least it may be
+	 * @param maxRatio the most hedges per call over the window
+	 * @param window the window the ratio is counted over
+	 */
+	public record Hedge(boolean adaptive, double percentile, Duration delay, Duration minDelay, double maxRatio,
+			Duration window) {
+	}
+
+}
