@@ -5,7 +5,7 @@ import java.time.Clock;
 import java.time.LocalDate;
 import java.time.ZoneId;
 
-import dev.llmresilience.spi.SpendLedger;
+import dev.llmresilience.spi.SharedState.SpendLedger;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -5,8 +5,8 @@ import java.time.Duration;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import dev.llmresilience.spi.CachedAnswer;
 import dev.llmresilience.spi.FallbackCache;
+import dev.llmresilience.spi.FallbackCache.CachedAnswer;
 import org.jspecify.annotations.Nullable;
 
 /**

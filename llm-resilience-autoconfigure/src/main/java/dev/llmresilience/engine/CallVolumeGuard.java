@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.llmresilience.spi.CallCounter;
+import dev.llmresilience.spi.SharedState.CallCounter;
 import org.jspecify.annotations.Nullable;
 
 /**

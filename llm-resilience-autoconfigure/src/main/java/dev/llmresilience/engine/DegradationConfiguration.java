@@ -9,12 +9,12 @@ import dev.llmresilience.autoconfigure.DeferralProperties;
 import dev.llmresilience.autoconfigure.FallbackCacheProperties;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
-import dev.llmresilience.spi.CallCounter;
 import dev.llmresilience.spi.DeferredStore;
 import dev.llmresilience.spi.FallbackCache;
 import dev.llmresilience.spi.RouteSelector;
 import dev.llmresilience.spi.SharedState;
-import dev.llmresilience.spi.SpendLedger;
+import dev.llmresilience.spi.SharedState.CallCounter;
+import dev.llmresilience.spi.SharedState.SpendLedger;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;

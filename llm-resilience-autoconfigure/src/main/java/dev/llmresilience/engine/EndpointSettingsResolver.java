@@ -14,7 +14,7 @@ import dev.llmresilience.autoconfigure.LlmProperties;
 import dev.llmresilience.autoconfigure.ResilienceProperties;
 import dev.llmresilience.autoconfigure.SpringAiProperties;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.gateway.InvalidSettingException;
+import dev.llmresilience.gateway.EndpointSettings.InvalidSettingException;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
 import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;

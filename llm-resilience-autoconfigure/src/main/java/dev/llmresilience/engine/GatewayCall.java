@@ -18,7 +18,7 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.gateway.HedgeOutcome;
+import dev.llmresilience.gateway.LlmGatewayListener.HedgeOutcome;
 import dev.llmresilience.protocol.Completion;
 import io.micrometer.observation.Observation;
 import org.apache.commons.logging.Log;

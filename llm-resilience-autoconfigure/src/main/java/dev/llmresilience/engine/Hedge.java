@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
-import dev.llmresilience.gateway.HedgeOutcome;
+import dev.llmresilience.gateway.LlmGatewayListener.HedgeOutcome;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;

@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 
-import dev.llmresilience.gateway.HedgeOutcome;
+import dev.llmresilience.gateway.LlmGatewayListener.HedgeOutcome;
 import reactor.core.scheduler.Schedulers;
 
 /**

@@ -11,8 +11,8 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.spi.DeferredEntry;
 import dev.llmresilience.spi.DeferredStore;
+import dev.llmresilience.spi.DeferredStore.DeferredEntry;
 
 /**
  * Keeps deferred requests in memory. Pending ones stay until they end (the queue's capacity bounds

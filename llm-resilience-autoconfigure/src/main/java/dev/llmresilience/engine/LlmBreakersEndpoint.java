@@ -10,9 +10,8 @@ import java.util.List;
 import java.util.Map;
 
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.BreakerControl.ManualState;
 import dev.llmresilience.spi.SharedState;
-import dev.llmresilience.spi.SharedStateStatus;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -172,7 +171,7 @@ public class LlmBreakersEndpoint {
 			DeferredDescriptor deferred, GuardDescriptor guard, BudgetDescriptor budget,
 			Map<String, RouteDegradationDescriptor> degradation, Map<String, RouteBalanceDescriptor> balancing,
 			ConcurrencyDescriptor concurrency, Map<String, HedgeDescriptor> hedging,
-			SharedStateStatus sharedState) {
+			SharedState.Status sharedState) {
 	}
 
 	/**

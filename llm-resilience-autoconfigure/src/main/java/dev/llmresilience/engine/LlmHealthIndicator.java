@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.Map;
 
 import dev.llmresilience.spi.SharedState;
-import dev.llmresilience.spi.SharedStateStatus;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;
 
@@ -90,7 +89,7 @@ class LlmHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("sharedState", describe(this.shared.status()));
 	}
 
-	private static Map<String, Object> describe(SharedStateStatus status) {
+	private static Map<String, Object> describe(SharedState.Status status) {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("type", status.type());
 		details.put("available", status.available());

@@ -2,7 +2,7 @@ package dev.llmresilience.engine;
 
 import java.time.Duration;
 
-import dev.llmresilience.spi.CallCounter;
+import dev.llmresilience.spi.SharedState.CallCounter;
 import io.github.resilience4j.ratelimiter.RateLimiter;
 import io.github.resilience4j.ratelimiter.RateLimiterConfig;
 

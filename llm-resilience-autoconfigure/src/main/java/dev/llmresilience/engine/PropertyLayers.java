@@ -6,7 +6,7 @@ import java.util.function.Function;
 import dev.llmresilience.autoconfigure.EndpointProperties;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.ResilienceProperties;
-import dev.llmresilience.gateway.InvalidSettingException;
+import dev.llmresilience.gateway.EndpointSettings.InvalidSettingException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.BeanWrapperImpl;

@@ -6,8 +6,8 @@ import java.util.Locale;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.SharedStateProperties;
-import dev.llmresilience.redis.RedisSettings;
 import dev.llmresilience.redis.RedisSharedState;
+import dev.llmresilience.redis.RedisSharedState.RedisSettings;
 import dev.llmresilience.spi.SharedState;
 
 import org.springframework.beans.factory.BeanFactory;

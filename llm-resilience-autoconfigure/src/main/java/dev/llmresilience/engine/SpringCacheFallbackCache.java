@@ -3,8 +3,8 @@ package dev.llmresilience.engine;
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.llmresilience.spi.CachedAnswer;
 import dev.llmresilience.spi.FallbackCache;
+import dev.llmresilience.spi.FallbackCache.CachedAnswer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.cache.Cache;

@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 import dev.llmresilience.chat.ChatResponse;
-import dev.llmresilience.spi.CachedAnswer;
 import dev.llmresilience.spi.FallbackCache;
+import dev.llmresilience.spi.FallbackCache.CachedAnswer;
 import org.jspecify.annotations.Nullable;
 
 /**

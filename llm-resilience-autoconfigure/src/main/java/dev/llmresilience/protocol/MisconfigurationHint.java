@@ -6,7 +6,7 @@ import java.util.regex.Pattern;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.failure.LlmUpstreamException.ProviderError;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -2,7 +2,7 @@ package dev.llmresilience.protocol;
 
 import java.util.List;
 
-import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.failure.LlmUpstreamException.ProviderError;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -14,7 +14,7 @@ import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.failure.LlmUpstreamException.ProviderError;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpHeaders;

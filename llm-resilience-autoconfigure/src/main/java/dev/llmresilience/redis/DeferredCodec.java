@@ -21,7 +21,7 @@ import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.spi.DeferredEntry;
+import dev.llmresilience.spi.DeferredStore.DeferredEntry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JsonNode;

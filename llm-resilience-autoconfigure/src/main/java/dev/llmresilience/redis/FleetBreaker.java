@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.BreakerControl.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 import org.apache.commons.logging.Log;

@@ -1,6 +1,6 @@
 package dev.llmresilience.redis;
 
-import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.BreakerControl.ManualState;
 import org.jspecify.annotations.Nullable;
 
 /**

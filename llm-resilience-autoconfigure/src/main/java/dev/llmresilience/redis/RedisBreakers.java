@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.BreakerControl.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import reactor.core.publisher.Flux;
 

@@ -4,7 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 
-import dev.llmresilience.spi.CallCounter;
+import dev.llmresilience.spi.SharedState.CallCounter;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;

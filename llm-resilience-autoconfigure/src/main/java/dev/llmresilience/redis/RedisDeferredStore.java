@@ -8,8 +8,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.spi.DeferredEntry;
 import dev.llmresilience.spi.DeferredStore;
+import dev.llmresilience.spi.DeferredStore.DeferredEntry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;

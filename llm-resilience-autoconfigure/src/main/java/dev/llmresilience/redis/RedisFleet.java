@@ -7,8 +7,8 @@ import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
+import dev.llmresilience.redis.RedisSharedState.RedisSettings;
 import dev.llmresilience.spi.SharedState;
-import dev.llmresilience.spi.SharedStateStatus;
 import io.lettuce.core.RedisCommandExecutionException;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -187,8 +187,8 @@ final class RedisFleet implements SharedState, AutoCloseable {
 	}
 
 	@Override
-	public SharedStateStatus status() {
-		return new SharedStateStatus("redis", isAvailable(), replica(), replicas(),
+	public SharedState.Status status() {
+		return new SharedState.Status("redis", isAvailable(), replica(), replicas(),
 				this.availability.unavailableSince(), this.availability.problem());
 	}
 

@@ -8,11 +8,10 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.CallCounter;
 import dev.llmresilience.spi.DeferredStore;
 import dev.llmresilience.spi.SharedState;
-import dev.llmresilience.spi.SharedStateStatus;
-import dev.llmresilience.spi.SpendLedger;
+import dev.llmresilience.spi.SharedState.CallCounter;
+import dev.llmresilience.spi.SharedState.SpendLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.context.SmartLifecycle;
@@ -75,7 +74,7 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 	}
 
 	@Override
-	public SharedStateStatus status() {
+	public SharedState.Status status() {
 		return this.fleet.status();
 	}
 
@@ -142,6 +141,19 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 			}
 		}
 		this.fleet.close();
+	}
+
+	/**
+	 * How this replica uses Redis.
+	 *
+	 * @param keyPrefix the prefix of every key and of the channel
+	 * @param replica this replica's name, unique in the fleet
+	 * @param timeout the longest wait for one command
+	 * @param heartbeat how often this replica tells the others it is alive, and checks Redis
+	 * @param replicaTimeout how long a replica may go unheard before the others take over its deferred requests
+	 */
+	public record RedisSettings(String keyPrefix, String replica, Duration timeout, Duration heartbeat,
+			Duration replicaTimeout) {
 	}
 
 }

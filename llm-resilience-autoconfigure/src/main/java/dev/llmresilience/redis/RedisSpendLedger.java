@@ -8,7 +8,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
 
-import dev.llmresilience.spi.SpendLedger;
+import dev.llmresilience.spi.SharedState.SpendLedger;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;

@@ -1,5 +1,7 @@
 package dev.llmresilience.spi;
 
+import java.io.Serializable;
+import java.time.Instant;
 import java.util.Optional;
 
 import dev.llmresilience.chat.ChatResponse;
@@ -22,5 +24,14 @@ public interface FallbackCache {
 	 * @return the answer and when it was given, or empty
 	 */
 	Optional<CachedAnswer> get(String key);
+
+	/**
+	 * An answer kept for the CACHED tier.
+	 *
+	 * @param response the answer as it was given
+	 * @param answeredAt when it was given
+	 */
+	public record CachedAnswer(ChatResponse response, Instant answeredAt) implements Serializable {
+	}
 
 }

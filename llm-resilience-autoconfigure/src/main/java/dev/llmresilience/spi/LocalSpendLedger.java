@@ -3,6 +3,7 @@ package dev.llmresilience.spi;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 
+import dev.llmresilience.spi.SharedState.SpendLedger;
 import org.jspecify.annotations.Nullable;
 
 /** This instance's spending, for the latest day it has seen. */

@@ -2,6 +2,8 @@ package dev.llmresilience.spi;
 
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
 import java.util.Collection;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -15,13 +17,13 @@ import org.jspecify.annotations.Nullable;
 public interface SharedState {
 
 	/** Nothing shared. */
-	SharedState LOCAL = () -> SharedStateStatus.LOCAL;
+	SharedState LOCAL = () -> Status.LOCAL;
 
 	/**
 	 * Where the shared state stands now. Never blocks.
 	 * @return the status
 	 */
-	SharedStateStatus status();
+	Status status();
 
 	/**
 	 * The call-volume guard's counter.
@@ -58,6 +60,85 @@ public interface SharedState {
 	 */
 	default BreakerControl breakers(Collection<CircuitBreaker> breakers) {
 		return BreakerControl.LOCAL;
+	}
+
+	/**
+	 * Where the shared state stands, as the {@code llm} health contributor and
+	 * {@code /actuator/llmbreakers} show it.
+	 *
+	 * @param type {@code local} or {@code redis}
+	 * @param available whether the state is shared right now (always true for {@code local})
+	 * @param replica this replica's name in the shared state, or {@code null} for {@code local}
+	 * @param replicas replicas seen alive at the last heartbeat (1 for {@code local})
+	 * @param unavailableSince when sharing stopped, while it is stopped, else {@code null}
+	 * @param problem why sharing stopped, while it is stopped, else {@code null}
+	 */
+	public record Status(String type, boolean available, @Nullable String replica, int replicas,
+			@Nullable Instant unavailableSince, @Nullable String problem) {
+
+		/** Nothing shared: this instance keeps its own state. */
+		public static final Status LOCAL = new Status("local", true, null, 1, null, null);
+
+	}
+
+	/**
+	 * Counts the upstream calls of the call-volume guard's window and decides, on the caller's thread
+	 * and without waiting on anything remote, whether one more may go ahead. {@code CallVolumeGuard}
+	 * uses a local counter unless it is given another; {@code llm.shared-state.type=redis} gives it one
+	 * that counts the whole fleet's calls.
+	 */
+	public interface CallCounter {
+
+		/**
+		 * Take one permit. Must not block.
+		 * @return true if the call may go ahead
+		 */
+		boolean tryAcquire();
+
+		/**
+		 * Calls made in the current window (the fleet's, for a shared counter, as last reconciled).
+		 * @return the count
+		 */
+		int callsThisWindow();
+
+		/**
+		 * Whether the current window is spent, so that calls are being refused.
+		 * @return true if no more calls are allowed in this window
+		 */
+		boolean isExhausted();
+
+	}
+
+	/**
+	 * Adds up what each day's answers cost, for {@code BudgetGuard}. The default keeps this instance's
+	 * spending; {@code llm.shared-state.type=redis} gives one that adds up the whole fleet's. Neither
+	 * method may block: both are called on the call path.
+	 */
+	public interface SpendLedger {
+
+		/**
+		 * Add the cost of an answer to a day.
+		 * @param day the day, in the budget's zone
+		 * @param cost the cost
+		 * @return what the day has cost so far, this answer included, as far as known now
+		 */
+		BigDecimal add(LocalDate day, BigDecimal cost);
+
+		/**
+		 * What a day has cost so far.
+		 * @param day the day, in the budget's zone
+		 * @return the amount, as far as known now
+		 */
+		BigDecimal spent(LocalDate day);
+
+		/**
+		 * A ledger of this instance's spending, which keeps the current day only.
+		 * @return a new ledger
+		 */
+		static SpendLedger local() {
+			return new LocalSpendLedger();
+		}
+
 	}
 
 }

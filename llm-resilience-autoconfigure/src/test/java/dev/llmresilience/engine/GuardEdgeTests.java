@@ -3,8 +3,8 @@ package dev.llmresilience.engine;
 import java.math.BigDecimal;
 import java.time.ZoneId;
 
-import dev.llmresilience.spi.CallCounter;
-import dev.llmresilience.spi.SpendLedger;
+import dev.llmresilience.spi.SharedState.CallCounter;
+import dev.llmresilience.spi.SharedState.SpendLedger;
 import dev.llmresilience.support.MutableClock;
 import org.junit.jupiter.api.Test;
 

@@ -5,7 +5,7 @@ import java.time.Instant;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.spi.DeferredEntry;
+import dev.llmresilience.spi.DeferredStore.DeferredEntry;
 import dev.llmresilience.support.MutableClock;
 import org.junit.jupiter.api.Test;
 

@@ -3,7 +3,7 @@ package dev.llmresilience.engine;
 import java.time.Duration;
 
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.gateway.InvalidSettingException;
+import dev.llmresilience.gateway.EndpointSettings.InvalidSettingException;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

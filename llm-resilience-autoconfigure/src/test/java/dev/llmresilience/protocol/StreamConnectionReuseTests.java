@@ -15,6 +15,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.protocol.StreamLimits.StreamEnd;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
 import dev.llmresilience.support.Wire;

@@ -23,7 +23,7 @@ import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import dev.llmresilience.chat.Usage;
-import dev.llmresilience.spi.DeferredEntry;
+import dev.llmresilience.spi.DeferredStore.DeferredEntry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -16,7 +16,7 @@ import dev.llmresilience.engine.EndpointRegistry;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.ManualState;
+import dev.llmresilience.spi.BreakerControl.ManualState;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;

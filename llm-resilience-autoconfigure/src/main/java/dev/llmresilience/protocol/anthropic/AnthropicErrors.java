@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Locale;
 
 import dev.llmresilience.failure.LlmException;
-import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.failure.LlmUpstreamException.ProviderError;
 import dev.llmresilience.protocol.Redaction;
 import dev.llmresilience.protocol.UpstreamFailures;
 import org.jspecify.annotations.Nullable;

@@ -9,7 +9,7 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.ProviderText;
 import dev.llmresilience.protocol.ReportedUsage;
-import dev.llmresilience.protocol.StreamEnd;
+import dev.llmresilience.protocol.StreamLimits.StreamEnd;
 import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.WireJson;
 import org.jspecify.annotations.Nullable;

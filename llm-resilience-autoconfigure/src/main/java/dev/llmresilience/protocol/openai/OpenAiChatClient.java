@@ -9,7 +9,7 @@ import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.failure.LlmException;
 import dev.llmresilience.failure.LlmInvalidRequestException;
 import dev.llmresilience.failure.LlmUpstreamException;
-import dev.llmresilience.failure.ProviderError;
+import dev.llmresilience.failure.LlmUpstreamException.ProviderError;
 import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
