@@ -1,11 +1,16 @@
 package dev.llmresilience.autoconfigure;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.NestedConfigurationProperty;
+import org.springframework.util.StringUtils;
 
 /**
  * Configuration of llm-resilience, under {@code llm}.
@@ -31,23 +36,23 @@ public class LlmProperties {
 	 * cheapest-first; default priority). Without a "default" route, "default" holds every enabled
 	 * endpoint by priority.
 	 */
-	private Map<String, RouteProperties> routes = new LinkedHashMap<>();
+	private Map<String, Route> routes = new LinkedHashMap<>();
 
 	/** How a gateway call degrades. */
 	@NestedConfigurationProperty
-	private final Gateway gateway = new Gateway();
+	private final GatewayProperties gateway = new GatewayProperties();
 
 	/** The "llm" health contributor. */
 	@NestedConfigurationProperty
-	private final HealthProperties health = new HealthProperties();
+	private final Health health = new Health();
 
 	/** How degraded each route's answers have been: a meter, health details and a WARN. */
 	@NestedConfigurationProperty
-	private final DegradationProperties degradation = new DegradationProperties();
+	private final Degradation degradation = new Degradation();
 
 	/** The live dashboard at /llm/dashboard. */
 	@NestedConfigurationProperty
-	private final DashboardProperties dashboard = new DashboardProperties();
+	private final Dashboard dashboard = new Dashboard();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -69,195 +74,208 @@ public class LlmProperties {
 		this.endpoints = endpoints;
 	}
 
-	public Map<String, RouteProperties> getRoutes() {
+	public Map<String, Route> getRoutes() {
 		return this.routes;
 	}
 
-	public void setRoutes(Map<String, RouteProperties> routes) {
+	public void setRoutes(Map<String, Route> routes) {
 		this.routes = routes;
 	}
 
-	public Gateway getGateway() {
+	public GatewayProperties getGateway() {
 		return this.gateway;
 	}
 
-	public HealthProperties getHealth() {
+	public Health getHealth() {
 		return this.health;
 	}
 
-	public DegradationProperties getDegradation() {
+	public Degradation getDegradation() {
 		return this.degradation;
 	}
 
-	public DashboardProperties getDashboard() {
+	public Dashboard getDashboard() {
 		return this.dashboard;
 	}
 
-	/** Gateway settings. */
-	public static class Gateway {
+	/**
+	 * Settings of the "llm" health contributor, {@code llm.health}.
+	 */
+	public static class Health {
 
 		/**
-		 * Longest a whole gateway call may take, retries and fallbacks included; past it the answer is
-		 * BUSY. For a stream: the longest wait for its first chunk.
+		 * Report DOWN while every endpoint of some route has an open breaker. Off by default: a
+		 * provider outage should not take every replica out of the load balancer at once.
 		 */
-		private Duration deadline = Duration.ofSeconds(90);
+		private boolean downWhenRouteUnavailable = false;
 
-		/**
-		 * Longest per-attempt timeout a ChatRequest may set for itself; a request asking for more is
-		 * refused with LlmInvalidRequestException before any upstream call, so that no caller holds an
-		 * endpoint's bulkhead permit and connection longer than this.
-		 */
-		private Duration maxRequestTimeout = Duration.ofMinutes(10);
-
-		/**
-		 * Longest deadline a ChatRequest may set for itself (for a stream: the whole stream); a
-		 * request asking for more is refused with LlmInvalidRequestException before any upstream call.
-		 */
-		private Duration maxRequestDeadline = Duration.ofMinutes(30);
-
-		/** The content of a BUSY answer. */
-		private String busyMessage = "The service is busy right now. Please try again in a minute.";
-
-		/** The content of the answer when every endpoint that answered blocked the request with its content filter. */
-		private String contentFilteredMessage = "The request was blocked by the provider's content filter. Please rephrase it.";
-
-		/** Raise LlmUnavailableException instead of returning a BUSY answer. */
-		private boolean busyAsError = false;
-
-		/**
-		 * Gateway calls in flight at once, over all routes, on top of each endpoint's bulkhead; a call
-		 * past it is refused at once (attempt outcome GATEWAY_FULL) and degrades: cached answer,
-		 * deferral, BUSY. A stream counts until it ends. 0 switches the limit off.
-		 */
-		private int maxConcurrentCalls = 0;
-
-		/** The deferred tier: deferrable requests wait in a queue and complete in the background. */
-		@NestedConfigurationProperty
-		private final DeferralProperties deferral = new DeferralProperties();
-
-		/** The runaway-loop guard over all upstream calls. */
-		@NestedConfigurationProperty
-		private final GuardProperties guard = new GuardProperties();
-
-		/** The daily spending cap. */
-		@NestedConfigurationProperty
-		private final BudgetProperties budget = new BudgetProperties();
-
-		/** The last-good-answer cache (tier CACHED). */
-		@NestedConfigurationProperty
-		private final FallbackCacheProperties fallbackCache = new FallbackCacheProperties();
-
-		/** Hedged requests: a slow first token sends the same request to the route's next endpoint too. */
-		@NestedConfigurationProperty
-		private final HedgeProperties hedge = new HedgeProperties();
-
-		public HedgeProperties getHedge() {
-			return this.hedge;
+		public boolean isDownWhenRouteUnavailable() {
+			return this.downWhenRouteUnavailable;
 		}
 
-		public DeferralProperties getDeferral() {
-			return this.deferral;
-		}
-
-		public GuardProperties getGuard() {
-			return this.guard;
-		}
-
-		public BudgetProperties getBudget() {
-			return this.budget;
-		}
-
-		public FallbackCacheProperties getFallbackCache() {
-			return this.fallbackCache;
-		}
-
-		/** How a streamed answer ({@code LlmGateway.stream}) survives a failure. */
-		@NestedConfigurationProperty
-		private final Stream stream = new Stream();
-
-		public Duration getDeadline() {
-			return this.deadline;
-		}
-
-		public void setDeadline(Duration deadline) {
-			this.deadline = deadline;
-		}
-
-		public Duration getMaxRequestTimeout() {
-			return this.maxRequestTimeout;
-		}
-
-		public void setMaxRequestTimeout(Duration maxRequestTimeout) {
-			this.maxRequestTimeout = maxRequestTimeout;
-		}
-
-		public Duration getMaxRequestDeadline() {
-			return this.maxRequestDeadline;
-		}
-
-		public void setMaxRequestDeadline(Duration maxRequestDeadline) {
-			this.maxRequestDeadline = maxRequestDeadline;
-		}
-
-		public String getBusyMessage() {
-			return this.busyMessage;
-		}
-
-		public void setBusyMessage(String busyMessage) {
-			this.busyMessage = busyMessage;
-		}
-
-		public String getContentFilteredMessage() {
-			return this.contentFilteredMessage;
-		}
-
-		public void setContentFilteredMessage(String contentFilteredMessage) {
-			this.contentFilteredMessage = contentFilteredMessage;
-		}
-
-		public boolean isBusyAsError() {
-			return this.busyAsError;
-		}
-
-		public void setBusyAsError(boolean busyAsError) {
-			this.busyAsError = busyAsError;
-		}
-
-		public Stream getStream() {
-			return this.stream;
-		}
-
-		public int getMaxConcurrentCalls() {
-			return this.maxConcurrentCalls;
-		}
-
-		public void setMaxConcurrentCalls(int maxConcurrentCalls) {
-			this.maxConcurrentCalls = maxConcurrentCalls;
-		}
-
-		/** Streaming settings of the gateway. */
-		public static class Stream {
-
-			/**
-			 * After a stream failed mid-answer, continue the answer on the route's next endpoint: the text
-			 * received so far is sent to it as an assistant message and only its continuation is streamed,
-			 * marked FALLBACK. Off by default, because not every model continues a partial assistant
-			 * message seamlessly; the stream then fails with LlmStreamInterruptedException, which carries
-			 * the partial text.
-			 */
-			private boolean resumeOnFallback = false;
-
-			public boolean isResumeOnFallback() {
-				return this.resumeOnFallback;
-			}
-
-			public void setResumeOnFallback(boolean resumeOnFallback) {
-				this.resumeOnFallback = resumeOnFallback;
-			}
-
+		public void setDownWhenRouteUnavailable(boolean downWhenRouteUnavailable) {
+			this.downWhenRouteUnavailable = downWhenRouteUnavailable;
 		}
 
 	}
 
+	/**
+	 * The live dashboard, under {@code llm.dashboard}: one self-contained page at
+	 * {@code GET /llm/dashboard} that refreshes itself from {@code /actuator/llmbreakers}.
+	 */
+	public static class Dashboard {
+
+		/** Whether GET /llm/dashboard serves the dashboard page. It needs /actuator/llmbreakers exposed over HTTP. */
+		private boolean enabled = false;
+
+		/** How often the page reloads /actuator/llmbreakers, from 500ms to 1m. */
+		private Duration refresh = Duration.ofSeconds(2);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getRefresh() {
+			return this.refresh;
+		}
+
+		public void setRefresh(Duration refresh) {
+			this.refresh = refresh;
+		}
+
+	}
+
+	/**
+	 * How silent degradation is made visible, under {@code llm.degradation}: the per-route share of
+	 * degraded answers (meter {@code llm.gateway.degraded.share}, the {@code llm} health details,
+	 * {@code /actuator/llmbreakers}), and a WARN when a route answers only degraded for too long.
+	 */
+	public static class Degradation {
+
+		/** The time over which each route's share of degraded answers is computed, in whole seconds from 1s to 1h. */
+		private Duration window = Duration.ofMinutes(5);
+
+		/**
+		 * How long a route may answer only degraded (FALLBACK, CACHED, DEFERRED or BUSY, no PRIMARY
+		 * answer in between) before a WARN says so; 0 switches the WARN off.
+		 */
+		private Duration warnAfter = Duration.ofMinutes(2);
+
+		public Duration getWindow() {
+			return this.window;
+		}
+
+		public void setWindow(Duration window) {
+			this.window = window;
+		}
+
+		public Duration getWarnAfter() {
+			return this.warnAfter;
+		}
+
+		public void setWarnAfter(Duration warnAfter) {
+			this.warnAfter = warnAfter;
+		}
+
+	}
+
+	/**
+	 * One route, {@code llm.routes.<name>}, in its object form ({@code endpoints}, {@code balance},
+	 * {@code order}) or its list form ({@code llm.routes.<name>=a,b} or a YAML list: the endpoints in
+	 * order, tried strictly by priority).
+	 */
+	public static class Route {
+
+		/**
+		 * The endpoints the route tries, in order. Omitted, every enabled endpoint, by priority then
+		 * name, as the implicit default route.
+		 */
+		private @Nullable List<String> endpoints;
+
+		/**
+		 * How the route chooses which of its endpoints of equal priority (equal price with
+		 * order=cheapest-first) to try first: "priority" (the route's order), "weighted" (at random, in
+		 * proportion to each endpoint's weight) or "least-latency" (the lower peak-EWMA time to first
+		 * token of two drawn at random). The others follow in the route's order. Default priority.
+		 */
+		private String balance = "priority";
+
+		/**
+		 * The route's order: "priority" (as listed; endpoints of equal priority form a group) or
+		 * "cheapest-first" (by input plus output price per million tokens, unpriced endpoints last;
+		 * endpoints of equal price form a group). Default priority.
+		 */
+		private String order = "priority";
+
+		private boolean listForm;
+
+		public Route() {
+		}
+
+		/**
+		 * A route in its list form, as Boot converts {@code llm.routes.<name>=a,b}.
+		 * @param endpoints the endpoints' names, separated by commas
+		 */
+		public Route(String endpoints) {
+			this.endpoints = Arrays.stream(StringUtils.commaDelimitedListToStringArray(endpoints))
+				.map(String::trim)
+				.filter((name) -> !name.isEmpty())
+				.toList();
+			this.listForm = true;
+		}
+
+		private Route(List<String> endpoints) {
+			this.endpoints = List.copyOf(endpoints);
+			this.listForm = true;
+		}
+
+		/**
+		 * A route in its list form, as the wiring reads {@code llm.routes.<name>[0]=a} (not named
+		 * {@code of} or {@code from}, so that Boot's conversion does not take it for a converter).
+		 * @param endpoints the endpoints' names
+		 * @return the route
+		 */
+		public static Route listed(List<String> endpoints) {
+			return new Route(endpoints);
+		}
+
+		public @Nullable List<String> getEndpoints() {
+			return this.endpoints;
+		}
+
+		public void setEndpoints(@Nullable List<String> endpoints) {
+			this.endpoints = endpoints;
+		}
+
+		public String getBalance() {
+			return this.balance;
+		}
+
+		public void setBalance(String balance) {
+			this.balance = balance;
+		}
+
+		public String getOrder() {
+			return this.order;
+		}
+
+		public void setOrder(String order) {
+			this.order = order;
+		}
+
+		/**
+		 * Whether the route was written as a plain list of endpoint names: its errors then name
+		 * {@code llm.routes.<name>} itself.
+		 * @return whether it is in list form
+		 */
+		public boolean listForm() {
+			return this.listForm;
+		}
+
+	}
 
 }

@@ -4,9 +4,8 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.llmresilience.autoconfigure.BudgetProperties;
 import dev.llmresilience.autoconfigure.DeferralProperties;
-import dev.llmresilience.autoconfigure.FallbackCacheProperties;
+import dev.llmresilience.autoconfigure.GatewayProperties;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
 import dev.llmresilience.spi.DeferredStore;
@@ -62,7 +61,7 @@ class DegradationConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BudgetGuard llmBudgetGuard(LlmProperties properties, SharedState sharedState) {
-		BudgetProperties budget = properties.getGateway().getBudget();
+		GatewayProperties.Budget budget = properties.getGateway().getBudget();
 		LlmConfigurationException.notNegative("llm.gateway.budget.max-cost-per-day", budget.getMaxCostPerDay(), BigDecimal.ZERO,
 				"Use 0 to switch the budget off, or the most the day's answers may cost.");
 		SpendLedger shared = sharedState.spendLedger(budget.getMaxCostPerDay());
@@ -102,7 +101,7 @@ class DegradationConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBooleanProperty(name = "llm.gateway.fallback-cache.enabled")
 	FallbackCache llmFallbackCache(LlmProperties properties, ObjectProvider<CacheManager> cacheManager) {
-		FallbackCacheProperties settings = properties.getGateway().getFallbackCache();
+		GatewayProperties.FallbackCache settings = properties.getGateway().getFallbackCache();
 		LlmConfigurationException.positive("llm.gateway.fallback-cache.ttl", settings.getTtl(), "Use a positive duration such as 30s, 5m or 1h.");
 		CacheManager manager = cacheManager.getIfUnique();
 		if (manager != null) {

@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 
+import dev.llmresilience.autoconfigure.GatewayProperties;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
-import dev.llmresilience.autoconfigure.RouteProperties;
 import dev.llmresilience.autoconfigure.SharedStateProperties;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
@@ -126,7 +126,7 @@ public final class LlmAutoConfiguration {
 			}
 			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		Map<String, RouteProperties> forms = RouteForms.of(properties, environment);
+		Map<String, LlmProperties.Route> forms = RouteForms.of(properties, environment);
 		Map<String, List<String>> routes = new RouteResolver(properties, forms).routes(settings);
 		StartupSummary.log(settings, routes, properties, !forms.containsKey(EndpointRegistry.DEFAULT_ROUTE));
 		return new EndpointRegistry(endpoints, routes, resources);
@@ -159,7 +159,7 @@ public final class LlmAutoConfiguration {
 			ObjectProvider<FallbackCache> cache,
 			ObjectProvider<DeferredQueue> deferred, ObjectProvider<LlmGatewayListener> listeners,
 			ObjectProvider<ObservationRegistry> observations, ObjectProvider<Hedging> hedging) {
-		LlmProperties.Gateway gateway = properties.getGateway();
+		GatewayProperties gateway = properties.getGateway();
 		Duration deadline = LlmConfigurationException.positive("llm.gateway.deadline", gateway.getDeadline(),
 				"Use a duration longer than an endpoint's timeout, such as 90s.");
 		GatewaySettings settings = new GatewaySettings(deadline, gateway.getBusyMessage(),

@@ -7,7 +7,6 @@ import java.util.Set;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
-import dev.llmresilience.autoconfigure.RouteProperties;
 
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -18,7 +17,7 @@ import org.springframework.core.env.Environment;
 /**
  * Both forms of {@code llm.routes.<name>}. Boot binds the object form ({@code endpoints},
  * {@code balance}, {@code order}) and the comma-separated list ({@code llm.routes.cheap=a,b},
- * through {@link RouteProperties#RouteProperties(String)}) into {@link LlmProperties#getRoutes()},
+ * through {@link LlmProperties.Route#LlmProperties.Route(String)}) into {@link LlmProperties#getRoutes()},
  * but drops an indexed list (a YAML list, or {@code llm.routes.cheap[0]=a}), which is not a bean's
  * shape; so the routes are bound once more as lists of names, and each name that is neither an
  * object-form route nor one of its keys is a route in the list form.
@@ -52,10 +51,10 @@ final class RouteForms {
 	 * @param environment where they were bound from
 	 * @return the routes by name
 	 */
-	static Map<String, RouteProperties> of(LlmProperties properties, Environment environment) {
-		Map<String, RouteProperties> bound = properties.getRoutes();
+	static Map<String, LlmProperties.Route> of(LlmProperties properties, Environment environment) {
+		Map<String, LlmProperties.Route> bound = properties.getRoutes();
 		Map<String, List<String>> lists = Binder.get(environment).bind("llm.routes", LISTS).orElse(Map.of());
-		Map<String, RouteProperties> routes = new LinkedHashMap<>();
+		Map<String, LlmProperties.Route> routes = new LinkedHashMap<>();
 		lists.forEach((name, endpoints) -> {
 			if (bound.containsKey(name)) {
 				routes.putIfAbsent(name, bound.get(name));
@@ -63,7 +62,7 @@ final class RouteForms {
 			}
 			String owner = bound.keySet().stream().filter((route) -> name.startsWith(route + ".")).findFirst().orElse(null);
 			if (owner == null) {
-				routes.put(name, RouteProperties.listed(endpoints));
+				routes.put(name, LlmProperties.Route.listed(endpoints));
 				return;
 			}
 			String key = name.substring(owner.length() + 1);

@@ -7,7 +7,6 @@ import java.util.Map;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
-import dev.llmresilience.autoconfigure.RouteProperties;
 import dev.llmresilience.gateway.EndpointSettings;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -23,9 +22,9 @@ final class RouteResolver {
 
 	private final LlmProperties properties;
 
-	private final Map<String, RouteProperties> routes;
+	private final Map<String, LlmProperties.Route> routes;
 
-	RouteResolver(LlmProperties properties, Map<String, RouteProperties> routes) {
+	RouteResolver(LlmProperties properties, Map<String, LlmProperties.Route> routes) {
 		this.properties = properties;
 		this.routes = routes;
 	}

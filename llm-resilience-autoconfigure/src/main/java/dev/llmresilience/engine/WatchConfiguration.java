@@ -3,7 +3,6 @@ package dev.llmresilience.engine;
 import java.time.Clock;
 import java.time.Duration;
 
-import dev.llmresilience.autoconfigure.DegradationProperties;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
 
@@ -29,7 +28,7 @@ class WatchConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DegradationWatch llmDegradationWatch(EndpointRegistry endpoints, LlmProperties properties) {
-		DegradationProperties degradation = properties.getDegradation();
+		LlmProperties.Degradation degradation = properties.getDegradation();
 		Duration window = degradation.getWindow();
 		if (window == null || window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(Duration.ofHours(1)) > 0
 				|| window.toMillis() % 1000 != 0) {
