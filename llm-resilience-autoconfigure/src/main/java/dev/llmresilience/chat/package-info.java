@@ -1,6 +1,6 @@
 /**
- * The value types every layer speaks: requests, answers, chunks, attempts and their outcomes.
- * Depends on nothing else of this project.
+ * The value types every layer speaks: requests, answers, chunks, attempts and their outcomes. For
+ * everyone; depends on nothing else of this project.
  */
 @NullMarked
 package dev.llmresilience.chat;

@@ -1,5 +1,7 @@
 /**
- * The public API: LlmGateway, the request and response types, and the gateway that walks a route's endpoints and degrades.
+ * The public API's entry: {@code LlmGateway}, the listener that watches its calls, the endpoint
+ * settings a listener is handed, and the events of a deferred request. For users; the gateway
+ * itself is built in the engine.
  */
 @NullMarked
 package dev.llmresilience.gateway;
