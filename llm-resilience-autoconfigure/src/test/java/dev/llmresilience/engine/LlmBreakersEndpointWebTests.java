@@ -25,7 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * no API key or header value in it, nor in {@code /actuator/configprops} and {@code /actuator/env};
  * the write operation is refused unless the application allows it.
  */
-@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT,
+// the application named: the package holds another test application, which the nested classes would find too
+@SpringBootTest(classes = LlmBreakersEndpointWebTests.TestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 		properties = { "spring.main.web-application-type=reactive",
 				"management.endpoints.web.exposure.include=llmbreakers,configprops,env",
 				"llm.endpoints.gpt-4o.base-url=http://localhost:9/v1", "llm.endpoints.gpt-4o.model=gpt-4o",
