@@ -1,7 +1,9 @@
 package dev.llmresilience.balance;
 
+import java.util.DoubleSummaryStatistics;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.DoubleStream;
 
 import dev.llmresilience.balance.InProcessRoutes.ScriptedSource;
 import dev.llmresilience.endpoint.EndpointSettings;
@@ -146,7 +148,9 @@ class RouteGroupsTests {
 		}
 		assertThat(one.nanoTime()).isEqualTo(7);
 		BalanceSource system = BalanceSource.system();
-		assertThat(system.nextDouble()).isBetween(0.0, 1.0).isNotEqualTo(1.0);
+		DoubleSummaryStatistics drawn = DoubleStream.generate(system::nextDouble).limit(1_000).summaryStatistics();
+		assertThat(drawn.getMin()).isBetween(0.0, 0.1);
+		assertThat(drawn.getMax()).isBetween(0.9, 1.0).isNotEqualTo(1.0);
 		long before = system.nanoTime();
 		assertThat(system.nanoTime()).isGreaterThanOrEqualTo(before).isNotZero();
 	}

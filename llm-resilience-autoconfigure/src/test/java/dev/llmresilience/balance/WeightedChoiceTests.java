@@ -1,7 +1,9 @@
 package dev.llmresilience.balance;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 import dev.llmresilience.balance.InProcessRoutes.ScriptedSource;
@@ -85,10 +87,10 @@ class WeightedChoiceTests {
 
 	@Test
 	void aDrawThatRoundingLeavesPastTheLastWeightGoesToTheLastEndpoint() {
-		// 0.1 + 0.2 is 0.30000000000000004: the highest draw times that total, less 0.1 and 0.2, is not below zero
+		// in doubles, the highest draw times 0.3 + 0.7, less 0.3, less 0.7, is not below zero
 		InProcessRoutes two = new InProcessRoutes().endpoint("a").endpoint("b").route("default", "a", "b");
 		ScriptedSource source = new ScriptedSource().draws(Math.nextDown(1.0));
-		RouteBalancer balancer = new RouteBalancer(two.registry(), WEIGHTED, Map.of("a", 0.1, "b", 0.2), source);
+		RouteBalancer balancer = new RouteBalancer(two.registry(), WEIGHTED, Map.of("a", 0.3, "b", 0.7), source);
 		assertThat(names(balancer.order("default", two.members("default")))).containsExactly("b", "a");
 		assertThat(balancer.chosen("default", "b")).isOne();
 	}
@@ -144,6 +146,31 @@ class WeightedChoiceTests {
 		RouteBalancer balancer = new RouteBalancer(this.routes.registry(), WEIGHTED, Map.of(), new ScriptedSource());
 		assertThat(names(order(balancer))).containsExactly("a", "b", "c");
 		assertThat(balancer.chosen("default", "a")).isOne();
+	}
+
+	@Test
+	void ofAGroupOfMoreThanSixtyFourTheFirstSixtyFourShareItsCallsAndTheRestFollow() {
+		InProcessRoutes wide = new InProcessRoutes().endpoint("first", 0, null, 10);
+		List<String> route = new ArrayList<>(List.of("first"));
+		for (int i = 0; i < 65; i++) {
+			String name = String.format(Locale.ROOT, "e%02d", i);
+			wide.endpoint(name, 1, null, 10);
+			route.add(name);
+		}
+		wide.route("default", route.toArray(String[]::new));
+		RouteBalancer balancer = new RouteBalancer(wide.registry(), WEIGHTED, Map.of(), BalanceSource.seeded(64, () -> 0));
+		List<LlmEndpoint> members = wide.members("default");
+		Map<String, Long> first = new LinkedHashMap<>();
+		Map<String, Long> second = new LinkedHashMap<>();
+		for (int i = 0; i < 32_000; i++) {
+			List<LlmEndpoint> order = balancer.order("default", members);
+			first.merge(order.get(0).name(), 1L, Long::sum);
+			second.merge(order.get(1).name(), 1L, Long::sum);
+		}
+		assertThat(first).containsOnlyKeys("first");
+		assertThat(second).hasSize(64).doesNotContainKey("e64");
+		// a 64th of the calls each: 500 of 32,000
+		assertThat(second.values()).allSatisfy((calls) -> assertThat(calls).isBetween(400L, 600L));
 	}
 
 	private List<LlmEndpoint> order(RouteBalancer balancer) {
