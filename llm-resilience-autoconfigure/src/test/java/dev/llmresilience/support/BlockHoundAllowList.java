@@ -50,6 +50,12 @@ public final class BlockHoundAllowList implements BlockHoundIntegration {
 		// Unsafe#park from Magazine.free, on a Lettuce event loop reconnecting to a Redis started again
 		// while the machine was loaded.
 		builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free");
+		// Jackson builds a type's deserializer once and caches it, under a lock, so that two threads
+		// do not build it twice (in-memory, no I/O): the first answers read at once on several event
+		// loops may wait for one another's build. Seen as Unsafe#park from
+		// DeserializerCache._createAndCacheValueDeserializer, 8 calls reading their first answer at once.
+		builder.allowBlockingCallsInside("tools.jackson.databind.deser.DeserializerCache",
+				"_createAndCacheValueDeserializer");
 	}
 
 	/** Applied after the libraries' integrations, so that this callback is the one in force. */
