@@ -56,6 +56,10 @@ public final class BlockHoundAllowList implements BlockHoundIntegration {
 		// DeserializerCache._createAndCacheValueDeserializer, 8 calls reading their first answer at once.
 		builder.allowBlockingCallsInside("tools.jackson.databind.deser.DeserializerCache",
 				"_createAndCacheValueDeserializer");
+		// Netty loads a native library (the epoll transport's) once, when its class is first used:
+		// the library file is read and copied from the jar, on whichever thread gets there first. Seen
+		// as RandomAccessFile#readBytes from NativeLibraryLoader.load on the parallel scheduler.
+		builder.allowBlockingCallsInside("io.netty.util.internal.NativeLibraryLoader", "load");
 	}
 
 	/** Applied after the libraries' integrations, so that this callback is the one in force. */
