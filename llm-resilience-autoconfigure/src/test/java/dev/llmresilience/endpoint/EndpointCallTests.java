@@ -16,7 +16,9 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.guard.CallVolumeGuard;
 import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
+import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.support.TestEndpoints;
 import dev.llmresilience.support.TestEndpoints.FakeClient;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
@@ -164,6 +166,29 @@ class EndpointCallTests {
 	}
 
 	@Test
+	void clientThatThrowsInsteadOfAnsweringFailsTheAttemptAndFreesItsPermits() {
+		LlmClient throwing = new LlmClient() {
+
+			@Override
+			public Mono<Completion> chat(ChatRequest request) {
+				throw new IllegalStateException("client closed");
+			}
+
+			@Override
+			public Flux<CompletionDelta> stream(ChatRequest request) {
+				throw new IllegalStateException("client closed");
+			}
+
+		};
+		LlmEndpoint endpoint = TestEndpoints.endpoint(settings(2, 3, 5), throwing);
+		StepVerifier.create(endpoint.stream(REQUEST, this.attempts::add))
+			.expectErrorSatisfies((error) -> assertThat(error).hasStackTraceContaining("client closed"))
+			.verify(Duration.ofSeconds(5));
+		assertThat(this.attempts).isNotEmpty().noneMatch((attempt) -> attempt.outcome() == Outcome.SUCCESS);
+		assertThat(endpoint.bulkhead().getMetrics().getAvailableConcurrentCalls()).isEqualTo(5);
+	}
+
+	@Test
 	void attemptIsNotStartedAtItsDeadline() {
 		LlmEndpoint endpoint = endpoint(3, 3, 5);
 		this.answers.add(answer("too late"));
@@ -203,7 +228,11 @@ class EndpointCallTests {
 	}
 
 	private LlmEndpoint endpoint(int maxAttempts, int probes, int maxConcurrentCalls) {
-		EndpointSettings settings = new EndpointSettings("call", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
+		return TestEndpoints.endpoint(settings(maxAttempts, probes, maxConcurrentCalls), this.client);
+	}
+
+	private static EndpointSettings settings(int maxAttempts, int probes, int maxConcurrentCalls) {
+		return new EndpointSettings("call", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
 				"call-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(60), Duration.ofSeconds(5),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
 				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofSeconds(30), probes,
@@ -211,7 +240,6 @@ class EndpointCallTests {
 				new EndpointSettings.RetrySettings(maxAttempts, Duration.ofMillis(1), 2.0, Duration.ofMillis(4), 0,
 						Duration.ofSeconds(10)),
 				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO));
-		return TestEndpoints.endpoint(settings, this.client);
 	}
 
 }

@@ -4,7 +4,9 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
 import static dev.llmresilience.support.TestEndpoints.finished;
@@ -113,6 +116,23 @@ class SyntheticProbeResendTests {
 		assertThat(probes.succeeded()).isZero();
 		assertThat(probes.lastOutcome()).isEqualTo(Outcome.SERVER_ERROR);
 		assertThat(endpoint.circuitBreaker().getState()).isEqualTo(State.OPEN);
+	}
+
+	@Test
+	void probeAnsweredWithNoTextIsASuccessThoughAUsersCallWouldBeAnEmptyResponse() {
+		LlmEndpoint endpoint = endpoint(true);
+		// with a max-tokens of 1 a provider may well answer with nothing but its finish reason
+		this.answers.add(Flux.just(text(""), finished("stop")));
+		halfOpen(endpoint);
+		this.time.advanceTime();
+		assertThat(endpoint.probes().lastOutcome()).isEqualTo(Outcome.SUCCESS);
+		assertThat(endpoint.circuitBreaker().getState()).isEqualTo(State.CLOSED);
+		this.answers.add(Flux.just(text(""), finished("stop")));
+		List<Outcome> outcomes = new CopyOnWriteArrayList<>();
+		endpoint.chat(ChatRequest.ofUser("hello"), (attempt) -> outcomes.add(attempt.outcome()))
+			.onErrorResume((error) -> Mono.empty())
+			.block(Duration.ofSeconds(5));
+		assertThat(outcomes).containsExactly(Outcome.EMPTY_RESPONSE);
 	}
 
 	@Test
