@@ -86,6 +86,14 @@ class AttemptTimeTests {
 	}
 
 	@Test
+	void retryAfterOfZeroLeavesTheBackoffReserved() {
+		LlmUpstreamException now = new LlmUpstreamException("timed", Outcome.RATE_LIMITED, 429, Duration.ZERO,
+				"Rate limited (HTTP 429)", null);
+		assertRefused(withinDeadline(chat(NOW + Duration.ofMillis(10_150).toNanos() - 1), now, 1, NOW));
+		assertThat(AttemptTime.waitAskedFor(new FailureClassifier(), now)).isNull();
+	}
+
+	@Test
 	void streamThatStreamsUpstreamReservesItsFirstTokenTimeoutNotTheAttemptTimeout() {
 		long needed = Duration.ofMillis(2_150).toNanos();
 		AttemptTime streamed = time(EndpointAttempt.Exposure.STREAM, true, NOW + needed);
