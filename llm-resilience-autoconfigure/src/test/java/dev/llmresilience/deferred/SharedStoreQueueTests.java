@@ -29,8 +29,8 @@ import static org.assertj.core.api.Assertions.tuple;
  * bounds new requests; a request the store hands over waits its backoff from its last update, and
  * never longer, whatever time the store says; it is checked before it is sent and ends FAILED,
  * unsent, when the check refuses it; without a gateway a replica runs only what it queued; one
- * released before its attempt does not run here, one under way is not released; and the ends the
- * store reports publish their events.
+ * released before its attempt does not run here, one under way is not released; a closed queue
+ * makes no more attempts; and the ends the store reports publish their events.
  */
 class SharedStoreQueueTests {
 
@@ -169,6 +169,17 @@ class SharedStoreQueueTests {
 		assertThat(this.store.ended).extracting(DeferredEntry::ticket, DeferredEntry::state)
 			.containsExactly(tuple("dfr_busy", DeferredResult.State.COMPLETED));
 		assertThat(this.store.runner.release("dfr_busy")).as("its attempt is over").isTrue();
+	}
+
+	@Test
+	void aClosedQueueMakesNoMoreAttempts() {
+		this.queue.runWith(this::answer, (request) -> {
+		});
+		this.store.runner.run(pending("dfr_later", 0, NOW));
+		this.queue.close();
+		this.time.advanceTimeBy(Duration.ofDays(1));
+		assertThat(this.sent).isEmpty();
+		assertThat(this.store.ended).isEmpty();
 	}
 
 	@Test
