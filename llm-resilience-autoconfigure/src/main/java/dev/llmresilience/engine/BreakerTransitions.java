@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -86,7 +87,17 @@ final class BreakerTransitions {
 			if (transitions.size() == MAX_TRANSITIONS) {
 				transitions.removeFirst();
 			}
-			transitions.addLast(transition);
+			Transition last = transitions.peekLast();
+			if (last != null && followedBy(transition, last, beforeLast(transitions))) {
+				// the next transition's event came first (the probes closed the breaker on another
+				// thread before this one's event reached every listener): shown in the order they were made
+				transitions.removeLast();
+				transitions.addLast(transition);
+				transitions.addLast(last);
+			}
+			else {
+				transitions.addLast(transition);
+			}
 		}
 		boolean opened = transition.to() == State.OPEN && isAutomatic(transition);
 		if (opened ? logger.isWarnEnabled() : logger.isInfoEnabled()) {
@@ -100,6 +111,17 @@ final class BreakerTransitions {
 				logger.info(message);
 			}
 		}
+	}
+
+	/** Whether {@code last}, recorded already, was made after {@code transition}: it leaves the state this one enters, which the one before it left. */
+	private static boolean followedBy(Transition transition, Transition last, @Nullable Transition beforeLast) {
+		return beforeLast != null && last.from() == transition.to() && beforeLast.to() == transition.from();
+	}
+
+	private static @Nullable Transition beforeLast(Deque<Transition> transitions) {
+		Iterator<Transition> newestFirst = transitions.descendingIterator();
+		newestFirst.next();
+		return newestFirst.hasNext() ? newestFirst.next() : null;
 	}
 
 	/**

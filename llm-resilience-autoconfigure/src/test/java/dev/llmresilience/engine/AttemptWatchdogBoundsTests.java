@@ -132,6 +132,37 @@ class AttemptWatchdogBoundsTests {
 	}
 
 	@Test
+	void deadlineAfterTheFirstTokenEqualToTheIdleBoundIsAnIdleTimeout() {
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), millis(200), NONE, NONE, millis(250));
+		advance(50);
+		watchdog.onNext("token");
+		advance(200);
+		assertThat(this.signals).endsWith("error IDLE");
+	}
+
+	@Test
+	void attemptCancelledBeforeItsUpstreamSubscribedCancelsItWhenItDoes() {
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler, millis(100), NONE, NONE,
+				NONE, NONE, (chunk) -> true, (expiry) -> new IllegalStateException(expiry.name()));
+		watchdog.cancel();
+		watchdog.onSubscribe(new Subscription() {
+
+			@Override
+			public void request(long n) {
+			}
+
+			@Override
+			public void cancel() {
+				AttemptWatchdogBoundsTests.this.upstreamCancelled.set(true);
+			}
+
+		});
+		assertThat(this.upstreamCancelled).isTrue();
+		advance(200);
+		assertThat(this.signals).as("nothing expires a cancelled attempt").containsExactly("subscribed");
+	}
+
+	@Test
 	void attemptWithNoBoundsIsNeverEndedByTheWatchdog() {
 		AttemptWatchdog<String> watchdog = subscribed(NONE, NONE, NONE, NONE, NONE);
 		watchdog.onNext("token");

@@ -130,6 +130,33 @@ class BreakerTransitionsTests {
 		});
 	}
 
+	@Test
+	void aTransitionWhoseEventArrivesAfterTheNextOnesIsShownInItsPlace() {
+		this.contextRunner.run((context) -> {
+			CircuitBreaker breaker = FakeUpstream.endpoint(context, "primary").circuitBreaker();
+			breaker.transitionToOpenState();
+			// as when the probes close the breaker on another thread before the half-open event has
+			// reached every listener: the generic listeners come first, and this one closes it meanwhile
+			breaker.getEventPublisher().onEvent((event) -> {
+				if (event instanceof io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent moved
+						&& moved.getStateTransition().getToState() == State.HALF_OPEN) {
+					Thread closer = new Thread(breaker::transitionToClosedState);
+					closer.start();
+					try {
+						closer.join(5000);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+				}
+			});
+			breaker.transitionToHalfOpenState();
+			assertThat(breaker.getState()).isEqualTo(State.CLOSED);
+			assertThat(history(context)).extracting((transition) -> transition.from() + "->" + transition.to())
+				.containsExactly("CLOSED->OPEN", "OPEN->HALF_OPEN", "HALF_OPEN->CLOSED");
+		});
+	}
+
 	private void calls(LlmEndpoint endpoint, int count, int status) {
 		for (int i = 0; i < count; i++) {
 			this.upstreams.primary().enqueue(error(status, "server_error"));

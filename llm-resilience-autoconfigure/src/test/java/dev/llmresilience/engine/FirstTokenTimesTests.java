@@ -59,4 +59,47 @@ class FirstTokenTimesTests {
 		assertThat(FirstTokenTimes.bucket(Long.MAX_VALUE)).isEqualTo(32 * 8 - 1);
 	}
 
+	@Test
+	void percentileFallingOnTheLastSampleOfABucketReadsThatBucket() {
+		FirstTokenTimes times = new FirstTokenTimes();
+		for (int i = 0; i < FirstTokenTimes.MIN_SAMPLES; i++) {
+			times.record(Duration.ofMillis(10).toNanos());
+			times.record(Duration.ofSeconds(10).toNanos());
+		}
+		// the 20th of 40 samples is the last fast one: the median is the fast answers' time
+		assertThat(times.percentile(50)).isBetween(Duration.ofMillis(10), Duration.ofMillis(11));
+		assertThat(times.percentile(51)).isBetween(Duration.ofSeconds(10), Duration.ofMillis(10_900));
+	}
+
+	@Test
+	void windowHoldsTheNewerHalfAndWhatIsLeftOfTheOlderUntilTheNewerIsFull() {
+		FirstTokenTimes times = new FirstTokenTimes();
+		for (int i = 0; i < FirstTokenTimes.WINDOW; i++) {
+			times.record(Duration.ofSeconds(15).toNanos());
+		}
+		for (int i = 0; i < FirstTokenTimes.HALF; i++) {
+			times.record(Duration.ofMillis(500).toNanos());
+		}
+		// half fast, half slow: the slow half is still in the window
+		assertThat(times.percentile(50)).isBetween(Duration.ofMillis(500), Duration.ofMillis(545));
+		assertThat(times.percentile(51)).isGreaterThanOrEqualTo(Duration.ofSeconds(15));
+		times.record(Duration.ofMillis(500).toNanos());
+		// the next sample starts a new half in place of the slow one
+		assertThat(times.percentile(100)).isBetween(Duration.ofMillis(500), Duration.ofMillis(545));
+		assertThat(times.count()).isEqualTo(FirstTokenTimes.WINDOW + FirstTokenTimes.HALF + 1);
+	}
+
+	@Test
+	void timeAtTheTopOfTheRangeIsRecordedInTheLastBucket() {
+		FirstTokenTimes times = new FirstTokenTimes();
+		// 2^35 microseconds, about 9.5 hours: the upper edge of the last bucket
+		long top = (1L << 35) * 1000;
+		assertThat(FirstTokenTimes.bucket(top)).isEqualTo(32 * 8 - 1);
+		assertThat(FirstTokenTimes.bucket(top - 1000)).isEqualTo(32 * 8 - 1);
+		for (int i = 0; i < FirstTokenTimes.MIN_SAMPLES; i++) {
+			times.record(top);
+		}
+		assertThat(times.percentile(50)).isEqualTo(Duration.ofNanos(top));
+	}
+
 }

@@ -47,11 +47,15 @@ class HalfOpenProbeTests {
 
 	@BeforeEach
 	void create() {
+		this.endpoint = endpoint(false);
+	}
+
+	private LlmEndpoint endpoint(boolean upstreamStreaming) {
 		EndpointSettings settings = new EndpointSettings("held", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
 				"held-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(30), Duration.ofSeconds(1),
 				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20, ONE_PROBE, retry(1),
-				new EndpointSettings.BulkheadSettings(50, Duration.ZERO), false);
-		this.endpoint = this.endpoints.factory().create(settings, this.upstream);
+				new EndpointSettings.BulkheadSettings(50, Duration.ZERO), upstreamStreaming);
+		return this.endpoints.factory().create(settings, this.upstream);
 	}
 
 	@Test
@@ -87,6 +91,49 @@ class HalfOpenProbeTests {
 		Disposable second = call(refused);
 		assertThat(this.upstream.calls).as("upstream calls after the early one: one probe").hasSize(1);
 		assertThat(refused).containsExactly(Outcome.BREAKER_OPEN);
+		probe.dispose();
+		second.dispose();
+	}
+
+	@Test
+	void chatLetThroughWhileClosedThatFailsWithAnIgnoredErrorWhileHalfOpenAddsNoProbe() {
+		// a chat read upstream as a stream has begun to answer, so the breaker's opening does not
+		// release it; the ignored error it then ends with must not give its permit to the half-open state
+		this.endpoint = endpoint(true);
+		List<Outcome> early = new CopyOnWriteArrayList<>();
+		call(early);
+		this.upstream.streams.get(0).tryEmitNext(new CompletionDelta("Once", List.of(), null, null, null));
+		halfOpen();
+		this.upstream.streams.get(0).tryEmitError(new LlmUpstreamException("held", Outcome.CONTENT_FILTERED, 200, null,
+				"The provider's content filter blocked the answer", null));
+		assertThat(early).containsExactly(Outcome.CONTENT_FILTERED);
+
+		List<Outcome> probe = new CopyOnWriteArrayList<>();
+		Disposable first = call(probe);
+		List<Outcome> refused = new CopyOnWriteArrayList<>();
+		Disposable second = call(refused);
+		assertThat(this.upstream.streams).as("upstream calls: the early one and one probe").hasSize(2);
+		assertThat(refused).containsExactly(Outcome.BREAKER_OPEN);
+		first.dispose();
+		second.dispose();
+	}
+
+	@Test
+	void callLetThroughWhileClosedThatFailsWithAnIgnoredErrorWhileHalfOpenAddsNoProbe() {
+		List<Outcome> early = new CopyOnWriteArrayList<>();
+		call(early);
+		halfOpen();
+		this.upstream.calls.get(0).tryEmitError(new LlmUpstreamException("held", Outcome.INVALID_REQUEST, 400, null,
+				"Invalid request (HTTP 400)", null));
+		assertThat(early).containsExactly(Outcome.INVALID_REQUEST);
+
+		Disposable probe = call();
+		List<Outcome> refused = new CopyOnWriteArrayList<>();
+		Disposable second = call(refused);
+		assertThat(this.upstream.calls).as("upstream calls: the early one and one probe").hasSize(2);
+		assertThat(refused).containsExactly(Outcome.BREAKER_OPEN);
+		assertThat(this.endpoint.circuitBreaker().getMetrics().getNumberOfBufferedCalls())
+			.as("the half-open state recorded nothing of the early call").isZero();
 		probe.dispose();
 		second.dispose();
 	}

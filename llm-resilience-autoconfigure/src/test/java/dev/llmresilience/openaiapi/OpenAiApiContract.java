@@ -352,6 +352,25 @@ abstract class OpenAiApiContract {
 	}
 
 	@Test
+	void aBodyOfUndeclaredLengthIsRefusedWith413OnceItPassesTheConfiguredSize() throws Exception {
+		// no Content-Length: only the read itself can stop at the limit; read whole, the unknown model would be a 404
+		String big = "{\"model\":\"gpt-9\",\"messages\":[{\"role\":\"user\",\"content\":\"" + "x".repeat(3000) + "\"}]}";
+		int before = this.upstreams.primary().getRequestCount() + this.upstreams.backup().getRequestCount();
+		HttpRequest request = HttpRequest.newBuilder(URI.create(this.server.baseUrl() + "/chat/completions"))
+			.version(HttpClient.Version.HTTP_1_1)
+			.timeout(Duration.ofSeconds(60))
+			.header("Authorization", "Bearer " + CLIENT_KEY)
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.fromPublisher(HttpRequest.BodyPublishers.ofString(big)))
+			.build();
+		HttpResponse<String> response = this.http.send(request, HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(413);
+		assertThat(mapper.readTree(response.body()).get("error").get("code").asString()).isEqualTo("request_too_large");
+		assertThat(this.upstreams.primary().getRequestCount() + this.upstreams.backup().getRequestCount())
+			.isEqualTo(before);
+	}
+
+	@Test
 	void aBodyThatIsNotARequestIs400NamingTheField() throws Exception {
 		HttpResponse<String> response = post("{\"model\":\"default\",\"messages\":[]}", Map.of());
 		assertThat(response.statusCode()).isEqualTo(400);

@@ -11,6 +11,8 @@ import dev.llmresilience.support.FakeUpstream;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
+import mockwebserver3.MockWebServer;
+import mockwebserver3.QueueDispatcher;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -24,8 +26,8 @@ import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A hostile caller through the OpenAI-compatible API (docs/security.md, section 7, where the API is the
- * way in): fields the starter writes itself, smuggled in another spelling, are refused with a 400
+ * A hostile caller through the OpenAI-compatible API (the gateway's rules for callers, met at the
+ * API's door): fields the starter writes itself, smuggled in another spelling, are refused with a 400
  * naming the field before anything reaches a provider or a breaker; so is {@code n > 1}; a new
  * {@code model} string per request is a 404 that creates no meter series; a request id the caller
  * chose is echoed only when it is a short token.
@@ -50,6 +52,11 @@ class OpenAiApiHostileCallerTests {
 				"llm.endpoints.primary.model=gpt-4o-mini", "llm.endpoints.primary.api-key=" + FakeUpstream.PRIMARY_KEY,
 				"llm.endpoints.backup.base-url=" + this.upstreams.backup().url("/v1"),
 				"llm.endpoints.backup.model=backup-model", "llm.endpoints.backup.priority=1");
+		// a request that gets past the checks is answered at once (a 404) instead of waiting on an empty
+		// queue, so that such a test fails on the answer it gets rather than on a time-out
+		for (MockWebServer upstream : List.of(this.upstreams.primary(), this.upstreams.backup())) {
+			((QueueDispatcher) upstream.getDispatcher()).setFailFast(true);
+		}
 	}
 
 	@AfterAll

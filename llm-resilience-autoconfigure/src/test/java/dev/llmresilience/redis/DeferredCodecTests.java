@@ -152,6 +152,10 @@ class DeferredCodecTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.codec.read(good.replace("\"role\":\"user\",", "")))
 			.withMessage("request.messages[0].role is missing");
+		String two = this.codec.write(entry(ChatRequest.builder().system("be brief").user("secret prompt").build()));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.codec.read(two.replace("\"role\":\"user\",", "")))
+			.withMessage("request.messages[1].role is missing");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.codec.read(good.replace("\"state\":\"PENDING\"", "\"state\":\"DONE\"")))
 			.withMessage("state is not one of the known values");

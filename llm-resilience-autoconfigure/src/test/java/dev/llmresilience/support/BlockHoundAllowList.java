@@ -50,6 +50,16 @@ public final class BlockHoundAllowList implements BlockHoundIntegration {
 		// Unsafe#park from Magazine.free, on a Lettuce event loop reconnecting to a Redis started again
 		// while the machine was loaded.
 		builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$Magazine", "free");
+		// Jackson builds a type's deserializer once and caches it, under a lock, so that two threads
+		// do not build it twice (in-memory, no I/O): the first answers read at once on several event
+		// loops may wait for one another's build. Seen as Unsafe#park from
+		// DeserializerCache._createAndCacheValueDeserializer, 8 calls reading their first answer at once.
+		builder.allowBlockingCallsInside("tools.jackson.databind.deser.DeserializerCache",
+				"_createAndCacheValueDeserializer");
+		// Netty loads a native library (the epoll transport's) once, when its class is first used:
+		// the library file is read and copied from the jar, on whichever thread gets there first. Seen
+		// as RandomAccessFile#readBytes from NativeLibraryLoader.load on the parallel scheduler.
+		builder.allowBlockingCallsInside("io.netty.util.internal.NativeLibraryLoader", "load");
 	}
 
 	/** Applied after the libraries' integrations, so that this callback is the one in force. */

@@ -1,0 +1,211 @@
+package dev.llmresilience.engine;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
+import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.test.scheduler.VirtualTimeScheduler;
+import reactor.util.context.Context;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@link AttemptWatchdog} leaves once an attempt has ended, and what it passes through while it
+ * runs: no timer still scheduled however the attempt ended (each would hold the attempt until its
+ * bound, a minute for the default timeout, on every call), chunks that arrive after the end handed to
+ * the subscriber's discard hook (where pooled buffers are freed), the subscriber's demand passed
+ * upstream as asked, and a stream with no idle bound never ended by one however late on the clock.
+ */
+class AttemptWatchdogEndTests {
+
+	private static final long NONE = Long.MAX_VALUE;
+
+	private final VirtualTimeScheduler virtualTime = VirtualTimeScheduler.create();
+
+	private final TimerCount scheduler = new TimerCount(this.virtualTime);
+
+	private final List<String> signals = new CopyOnWriteArrayList<>();
+
+	private final List<Object> discarded = new CopyOnWriteArrayList<>();
+
+	private final List<Long> requested = new CopyOnWriteArrayList<>();
+
+	@ParameterizedTest
+	@ValueSource(strings = { "complete", "error", "cancel", "release" })
+	void attemptThatEndedLeavesNoTimerScheduled(String end) {
+		AttemptWatchdog<String> watchdog = subscribed(millis(60_000), millis(60_000), NONE, NONE);
+		assertThat(this.scheduler.pending()).as("the first-token bound is armed").isOne();
+		switch (end) {
+			case "complete" -> watchdog.onComplete();
+			case "error" -> watchdog.onError(new IllegalStateException("upstream"));
+			case "cancel" -> watchdog.cancel();
+			default -> assertThat(watchdog.release()).isTrue();
+		}
+		assertThat(this.scheduler.pending()).as("no timer outlives the attempt").isZero();
+	}
+
+	@Test
+	void attemptThatEndedAfterItsFirstTokenLeavesNoTimerScheduled() {
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), millis(60_000), millis(60_000), NONE);
+		watchdog.onNext("token");
+		advance(100);
+		assertThat(this.scheduler.pending()).as("asleep until the idle bound").isOne();
+		watchdog.onComplete();
+		assertThat(this.scheduler.pending()).isZero();
+	}
+
+	@Test
+	void chunkArrivingAfterTheAttemptEndedGoesToTheDiscardHook() {
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), NONE, NONE, NONE);
+		advance(100);
+		assertThat(this.signals).containsExactly("subscribed", "error FIRST_TOKEN");
+		watchdog.onNext("token late");
+		assertThat(this.signals).hasSize(2);
+		assertThat(this.discarded).containsExactly("token late");
+	}
+
+	@Test
+	void demandIsPassedUpstreamAsAsked() {
+		AttemptWatchdog<String> watchdog = subscribed(NONE, NONE, NONE, NONE);
+		watchdog.request(3);
+		watchdog.request(1);
+		assertThat(this.requested).containsExactly(3L, 1L);
+	}
+
+	@Test
+	void streamWithNoIdleBoundIsNeverEndedByOneLateOnTheClock() {
+		advance(Duration.ofDays(1).toMillis());
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), NONE, NONE, NONE);
+		advance(50);
+		watchdog.onNext("token");
+		// the timer armed for the first-token bound wakes and finds no bound left to sleep until
+		advance(Duration.ofDays(365).toMillis());
+		watchdog.onComplete();
+		assertThat(this.signals).containsExactly("subscribed", "next token", "complete");
+		assertThat(this.scheduler.pending()).isZero();
+	}
+
+	private AttemptWatchdog<String> subscribed(long firstTokenBy, long idleBy, long attemptBy, long deadline) {
+		long idleNanos = (idleBy != NONE) ? idleBy - now() : NONE;
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler, firstTokenBy, idleNanos,
+				attemptBy, deadline, deadline, (chunk) -> chunk.startsWith("token"),
+				(expiry) -> new IllegalStateException(expiry.name()));
+		watchdog.onSubscribe(new Subscription() {
+
+			@Override
+			public void request(long n) {
+				AttemptWatchdogEndTests.this.requested.add(n);
+			}
+
+			@Override
+			public void cancel() {
+			}
+
+		});
+		return watchdog;
+	}
+
+	private long now() {
+		return this.virtualTime.now(TimeUnit.NANOSECONDS);
+	}
+
+	private long millis(long millis) {
+		return now() + Duration.ofMillis(millis).toNanos();
+	}
+
+	private void advance(long millis) {
+		this.virtualTime.advanceTimeBy(Duration.ofMillis(millis));
+	}
+
+	private CoreSubscriber<String> recording() {
+		List<String> signals = this.signals;
+		Context context = Operators.enableOnDiscard(Context.empty(), this.discarded::add);
+		return new CoreSubscriber<>() {
+
+			@Override
+			public Context currentContext() {
+				return context;
+			}
+
+			@Override
+			public void onSubscribe(Subscription subscription) {
+				signals.add("subscribed");
+			}
+
+			@Override
+			public void onNext(String chunk) {
+				signals.add("next " + chunk);
+			}
+
+			@Override
+			public void onError(Throwable error) {
+				signals.add("error " + error.getMessage());
+			}
+
+			@Override
+			public void onComplete() {
+				signals.add("complete");
+			}
+
+		};
+	}
+
+	/** Virtual time that counts the timers scheduled and neither run nor disposed. */
+	private static final class TimerCount implements Scheduler {
+
+		private final VirtualTimeScheduler delegate;
+
+		private final Set<Object> pending = ConcurrentHashMap.newKeySet();
+
+		TimerCount(VirtualTimeScheduler delegate) {
+			this.delegate = delegate;
+		}
+
+		int pending() {
+			return this.pending.size();
+		}
+
+		@Override
+		public Disposable schedule(Runnable task) {
+			return schedule(task, 0, TimeUnit.NANOSECONDS);
+		}
+
+		@Override
+		public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
+			Object timer = new Object();
+			Set<Object> pending = this.pending;
+			pending.add(timer);
+			Disposable scheduled = this.delegate.schedule(() -> {
+				pending.remove(timer);
+				task.run();
+			}, delay, unit);
+			return () -> {
+				pending.remove(timer);
+				scheduled.dispose();
+			};
+		}
+
+		@Override
+		public long now(TimeUnit unit) {
+			return this.delegate.now(unit);
+		}
+
+		@Override
+		public Worker createWorker() {
+			return this.delegate.createWorker();
+		}
+
+	}
+
+}
