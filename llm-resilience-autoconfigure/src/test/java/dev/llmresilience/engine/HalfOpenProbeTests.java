@@ -119,26 +119,6 @@ class HalfOpenProbeTests {
 	}
 
 	@Test
-	void callLetThroughWhileClosedThatFailsWithAnIgnoredErrorWhileHalfOpenAddsNoProbe() {
-		List<Outcome> early = new CopyOnWriteArrayList<>();
-		call(early);
-		halfOpen();
-		this.upstream.calls.get(0).tryEmitError(new LlmUpstreamException("held", Outcome.INVALID_REQUEST, 400, null,
-				"Invalid request (HTTP 400)", null));
-		assertThat(early).containsExactly(Outcome.INVALID_REQUEST);
-
-		Disposable probe = call();
-		List<Outcome> refused = new CopyOnWriteArrayList<>();
-		Disposable second = call(refused);
-		assertThat(this.upstream.calls).as("upstream calls: the early one and one probe").hasSize(2);
-		assertThat(refused).containsExactly(Outcome.BREAKER_OPEN);
-		assertThat(this.endpoint.circuitBreaker().getMetrics().getNumberOfBufferedCalls())
-			.as("the half-open state recorded nothing of the early call").isZero();
-		probe.dispose();
-		second.dispose();
-	}
-
-	@Test
 	void probeCancelledWhileHalfOpenStillGivesItsPermitBack() {
 		halfOpen();
 		call().dispose();
