@@ -91,7 +91,7 @@ class FleetLostAddReplyTests {
 
 	@Test
 	void requestWhoseAddReplyIsLostRunsOnceAndEndsOnce() throws Exception {
-		String addScript = new ClassPathResource("dev/llmresilience/shared/redis/deferred-add.lua")
+		String addScript = new ClassPathResource("dev/llmresilience/redis/deferred-add.lua")
 			.getContentAsString(java.nio.charset.StandardCharsets.UTF_8);
 		String sha = RedisScript.of(addScript).getSha1();
 		try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
