@@ -157,8 +157,15 @@ final class HeadlessChromium implements AutoCloseable {
 		if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
 			this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
 		}
-		try (Stream<Path> files = Files.walk(this.profile)) {
-			files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+		// Chromium's helper processes may still remove files of their own from the profile: a walk
+		// that meets a file gone meanwhile is walked again, and what is left after three is left
+		for (int walk = 0; walk < 3 && Files.exists(this.profile); walk++) {
+			try (Stream<Path> files = Files.walk(this.profile)) {
+				files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+			}
+			catch (java.io.UncheckedIOException ex) {
+				// a file went while it was listed: walk again
+			}
 		}
 	}
 
