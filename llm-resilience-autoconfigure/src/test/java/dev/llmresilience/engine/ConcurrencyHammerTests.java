@@ -70,7 +70,8 @@ import static org.awaitility.Awaitility.await;
  * breaker state ({@code HalfOpenProbeTests}) and successes the listeners never heard of
  * ({@code AttemptListenerTests}).
  * <p>
- * The figures go to standard output (docs/reliability.md quotes them). A longer run, by hand:
+ * The figures go to standard output, which verify keeps in this class's surefire report file
+ * (docs/reliability.md quotes them). A longer run, by hand:
  * {@code ./mvnw -B -o test -pl llm-resilience-autoconfigure -Dtest=ConcurrencyHammerTests -Dhammer.calls=1000000}.
  */
 class ConcurrencyHammerTests {
