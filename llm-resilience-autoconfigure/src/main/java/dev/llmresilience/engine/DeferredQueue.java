@@ -167,10 +167,8 @@ final class DeferredQueue implements AutoCloseable {
 		ChatResponse answer = new ChatResponse(response.content(), response.endpoint(), response.model(),
 				response.tier(), response.finishReason(), response.toolCalls(), response.usage(), response.cost(),
 				response.latency(), response.attempts(), entry.ticket(), response.age());
-		end(entry.attempted(this.clock.instant()).completed(answer, this.clock.instant()), () -> {
-			this.completed.incrementAndGet();
-			publish(new DeferredRequestCompletedEvent(this, entry.ticket(), answer));
-		});
+		end(entry.attempted(this.clock.instant()).completed(answer, this.clock.instant()),
+				() -> publishCompleted(entry.ticket(), answer));
 	}
 
 	private void attemptFailed(DeferredEntry entry, Function<ChatRequest, Mono<ChatResponse>> live,
@@ -190,10 +188,19 @@ final class DeferredQueue implements AutoCloseable {
 	}
 
 	private void fail(DeferredEntry entry, String reason) {
-		end(entry.failed(reason, this.clock.instant()), () -> {
-			this.failed.incrementAndGet();
-			publish(new DeferredRequestFailedEvent(this, entry.ticket(), reason));
-		});
+		end(entry.failed(reason, this.clock.instant()), () -> publishFailed(entry.ticket(), reason));
+	}
+
+	/** A request completed, its end being the one that counted: counted here, and its event published. */
+	private void publishCompleted(String ticket, ChatResponse answer) {
+		this.completed.incrementAndGet();
+		publish(new DeferredRequestCompletedEvent(this, ticket, answer));
+	}
+
+	/** A request failed, its end being the one that counted: counted here, and its event published. */
+	private void publishFailed(String ticket, String reason) {
+		this.failed.incrementAndGet();
+		publish(new DeferredRequestFailedEvent(this, ticket, reason));
 	}
 
 	/**
@@ -327,19 +334,17 @@ final class DeferredQueue implements AutoCloseable {
 
 		@Override
 		public void failed(String ticket, String reason) {
-			DeferredQueue.this.failed.incrementAndGet();
-			publish(new DeferredRequestFailedEvent(DeferredQueue.this, ticket, reason));
+			publishFailed(ticket, reason);
 		}
 
 		@Override
 		public void ended(DeferredEntry entry) {
 			ChatResponse answer = entry.response();
 			if (entry.state() == DeferredResult.State.COMPLETED && answer != null) {
-				completed.incrementAndGet();
-				publish(new DeferredRequestCompletedEvent(DeferredQueue.this, entry.ticket(), answer));
+				publishCompleted(entry.ticket(), answer);
 			}
 			else if (entry.state() == DeferredResult.State.FAILED) {
-				failed(entry.ticket(), (entry.reason() != null) ? entry.reason() : "Failed on a replica that is gone");
+				publishFailed(entry.ticket(), (entry.reason() != null) ? entry.reason() : "Failed on a replica that is gone");
 			}
 		}
 
