@@ -130,7 +130,7 @@ abstract class AttemptAccounting {
 			}
 		}
 		this.endpoint.bulkhead().onComplete();
-		AttemptObservation.stop(this.observation, outcome, error, this.settings.model());
+		AttemptObservation.stop(this.observation, outcome, error, this.settings.upstream().model());
 		CallContext context = this.call.context();
 		context.onAttempt().accept(new Attempt(this.settings.name(), outcome, Duration.ofNanos(end - this.start)),
 				(error == null) ? completion : null);
@@ -156,7 +156,7 @@ abstract class AttemptAccounting {
 				permit.release();
 			}
 			this.endpoint.bulkhead().onComplete();
-			AttemptObservation.cancelled(this.observation, this.settings.model());
+			AttemptObservation.cancelled(this.observation, this.settings.upstream().model());
 			return;
 		}
 		// the other side of a hedged request won: a slow call for the breaker, whatever its real length
@@ -166,7 +166,7 @@ abstract class AttemptAccounting {
 			permit.succeeded(Math.max(elapsed, slow + 1));
 		}
 		this.endpoint.bulkhead().onComplete();
-		AttemptObservation.stop(this.observation, Outcome.HEDGE_LOST, null, this.settings.model());
+		AttemptObservation.stop(this.observation, Outcome.HEDGE_LOST, null, this.settings.upstream().model());
 		this.call.context().onAttempt().accept(new Attempt(this.settings.name(), Outcome.HEDGE_LOST,
 				Duration.ofNanos(elapsed)), null);
 	}

@@ -29,7 +29,7 @@ final class EndpointDescriptions {
 		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
 		Bulkhead bulkhead = endpoint.bulkhead();
 		BreakerTransitions.Transition transition = this.transitions.last(endpoint.name());
-		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
+		return new EndpointDescriptor(settings.upstream().model(), settings.routing().region(), settings.routing().priority(), settings.routing().enabled(),
 				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
 				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
 				metrics.getNumberOfNotPermittedCalls(),

@@ -127,8 +127,8 @@ final class GatewayCall {
 	private void attempted(EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
 		this.attempts.add(attempt);
 		this.cost = null;
-		if (completion != null && endpoint.price() != null) {
-			this.cost = endpoint.price().costOf(completion.usage());
+		if (completion != null && endpoint.routing().price() != null) {
+			this.cost = endpoint.routing().price().costOf(completion.usage());
 			if (this.cost != null) {
 				this.gateway.degradation().budget().record(this.cost);
 			}
@@ -142,7 +142,7 @@ final class GatewayCall {
 
 	ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
 		return new ChatResponse(completion.content(), endpoint.name(),
-				(completion.model() != null) ? completion.model() : endpoint.settings().model(), tier,
+				(completion.model() != null) ? completion.model() : endpoint.settings().upstream().model(), tier,
 				completion.finishReason(), completion.toolCalls(), completion.usage(), this.cost, elapsed(),
 				this.attempts, null, null);
 	}

@@ -105,7 +105,7 @@ final class StreamWalk {
 	// The whole answer, continuation included, once the stream has ended well.
 	void completed(EndpointSettings endpoint, Completion completion) {
 		this.call.answered(new ChatResponse(this.prefix + completion.content(), endpoint.name(),
-				(completion.model() != null) ? completion.model() : endpoint.model(),
+				(completion.model() != null) ? completion.model() : endpoint.upstream().model(),
 				this.call.attempts().get(0).endpoint().equals(endpoint.name()) ? Tier.PRIMARY : Tier.FALLBACK,
 				completion.finishReason(), completion.toolCalls(), completion.usage(), this.call.cost(),
 				this.call.elapsed(), this.call.attempts(), null, null));

@@ -6,6 +6,7 @@ import java.util.stream.Stream;
 import dev.llmresilience.engine.EndpointRegistry;
 import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -33,9 +34,9 @@ class ProtocolConfigurationTests {
 	void anthropicEndpointStartsWithTheDefaultVersion() {
 		this.contextRunner.withPropertyValues(anthropic()).run((context) -> {
 			EndpointSettings settings = settings(context, "claude");
-			assertThat(settings.protocol()).isEqualTo("anthropic");
-			assertThat(settings.anthropicVersion()).isEqualTo("2023-06-01");
-			assertThat(settings.deployment()).isNull();
+			assertThat(settings.upstream().protocol()).isEqualTo("anthropic");
+			assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isEqualTo("2023-06-01");
+			assertThat(settings.options().get(ProtocolOptions.DEPLOYMENT)).isNull();
 			assertThat(settings.providerName()).isEqualTo("anthropic");
 		});
 	}
@@ -44,9 +45,9 @@ class ProtocolConfigurationTests {
 	void azureEndpointStartsWithTheDefaultApiVersion() {
 		this.contextRunner.withPropertyValues(azure("llm.endpoints.azure.deployment=gpt-4o-prod")).run((context) -> {
 			EndpointSettings settings = settings(context, "azure");
-			assertThat(settings.deployment()).isEqualTo("gpt-4o-prod");
-			assertThat(settings.apiVersion()).isEqualTo("2024-10-21");
-			assertThat(settings.anthropicVersion()).isNull();
+			assertThat(settings.options().get(ProtocolOptions.DEPLOYMENT)).isEqualTo("gpt-4o-prod");
+			assertThat(settings.options().get(ProtocolOptions.API_VERSION)).isEqualTo("2024-10-21");
+			assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isNull();
 			assertThat(settings.providerName()).isEqualTo("azure.ai.openai");
 		});
 	}
@@ -56,8 +57,8 @@ class ProtocolConfigurationTests {
 		this.contextRunner.withPropertyValues("llm.endpoints.main.base-url=http://localhost:9/v1",
 				"llm.endpoints.main.model=gpt-4o").run((context) -> {
 					EndpointSettings settings = settings(context, "main");
-					assertThat(settings.anthropicVersion()).isNull();
-					assertThat(settings.apiVersion()).isNull();
+					assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isNull();
+					assertThat(settings.options().get(ProtocolOptions.API_VERSION)).isNull();
 				});
 	}
 
