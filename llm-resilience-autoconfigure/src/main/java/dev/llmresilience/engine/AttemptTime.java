@@ -55,8 +55,9 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 		long firstTokenBy = this.streaming ? plus(now, this.settings.timeouts().firstTokenTimeout())
 				: stream ? plus(now, timeout()) : Long.MAX_VALUE;
 		long deadlineAfter = stream ? this.context.streamDeadlineNanos() : this.context.deadlineNanos();
-		return new AttemptWatchdog<>(actual, scheduler, firstTokenBy, this.settings.timeouts().streamIdleTimeout().toNanos(),
-				attemptBy, this.context.deadlineNanos(), deadlineAfter, isToken, this);
+		long idle = this.settings.timeouts().streamIdleTimeout().toNanos();
+		return new AttemptWatchdog<>(actual, scheduler, firstTokenBy, idle, attemptBy, this.context.deadlineNanos(),
+				deadlineAfter, isToken, this);
 	}
 
 	Duration timeout() {
@@ -70,13 +71,13 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 				if (!this.streaming) {
 					yield upstream(Outcome.TIMEOUT, "Timed out: no answer within " + timeout() + " (timeout)");
 				}
-				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT,
-						"Timed out: no content within " + this.settings.timeouts().firstTokenTimeout() + " (first-token-timeout)");
+				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT, "Timed out: no content within "
+						+ this.settings.timeouts().firstTokenTimeout() + " (first-token-timeout)");
 				yield (this.exposure != EndpointAttempt.Exposure.PROBE && this.context.laterEndpointAvailable().getAsBoolean())
 						? timeout.withoutRetry("a later endpoint of the route is available") : timeout;
 			}
-			case IDLE -> upstream(Outcome.TIMEOUT, "Timed out: no chunk for " + this.settings.timeouts().streamIdleTimeout()
-					+ " (stream-idle-timeout)");
+			case IDLE -> upstream(Outcome.TIMEOUT,
+					"Timed out: no chunk for " + this.settings.timeouts().streamIdleTimeout() + " (stream-idle-timeout)");
 			case ATTEMPT -> upstream(Outcome.TIMEOUT, "Timed out: no complete answer within " + timeout() + " (timeout)");
 			case DEADLINE -> upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out during the attempt");
 			case RELEASED -> upstream(Outcome.RELEASED, "The breaker of endpoint '" + this.settings.name()

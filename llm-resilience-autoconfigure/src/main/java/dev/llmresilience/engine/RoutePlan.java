@@ -181,7 +181,8 @@ final class RoutePlan {
 	}
 
 	private double rank(LlmEndpoint endpoint) {
-		return (this.strategy.order() == RouteOrder.CHEAPEST_FIRST) ? price(endpoint) : endpoint.settings().routing().priority();
+		return (this.strategy.order() == RouteOrder.CHEAPEST_FIRST) ? price(endpoint)
+				: endpoint.settings().routing().priority();
 	}
 
 	// rounded to a billionth, so that prices written differently but equal (0.1 + 0.65, 0.15 + 0.6) are one group

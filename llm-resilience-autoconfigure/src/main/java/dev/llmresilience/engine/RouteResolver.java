@@ -38,7 +38,10 @@ final class RouteResolver {
 	Map<String, List<String>> routes(List<EndpointSettings> endpoints) {
 		Map<String, EndpointSettings> byName = new LinkedHashMap<>();
 		endpoints.forEach((endpoint) -> byName.put(endpoint.name(), endpoint));
-		List<String> enabled = endpoints.stream().filter((endpoint) -> endpoint.routing().enabled()).map(EndpointSettings::name).toList();
+		List<String> enabled = endpoints.stream()
+			.filter((endpoint) -> endpoint.routing().enabled())
+			.map(EndpointSettings::name)
+			.toList();
 		Map<String, List<String>> routes = new LinkedHashMap<>();
 		if (!this.routes.containsKey(EndpointRegistry.DEFAULT_ROUTE)) {
 			if (enabled.isEmpty()) {

@@ -58,9 +58,9 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 	 * @return the client's settings
 	 */
 	public ClientSettings client() {
-		return new ClientSettings(this.name, this.upstream.baseUrl(), this.upstream.apiKey(), this.upstream.model(),
-				this.upstream.headers(), this.timeouts.connectTimeout(), this.bulkhead.maxConcurrentCalls(), this.limits,
-				this.options);
+		Upstream up = this.upstream;
+		return new ClientSettings(this.name, up.baseUrl(), up.apiKey(), up.model(), up.headers(),
+				this.timeouts.connectTimeout(), this.bulkhead.maxConcurrentCalls(), this.limits, this.options);
 	}
 
 	/**

@@ -55,7 +55,8 @@ public class DefaultAttemptObservationConvention implements AttemptObservationCo
 		if (!context.ended()) {
 			return start;
 		}
-		String responseModel = (context.responseModel() != null) ? context.responseModel() : endpoint.upstream().model();
+		String responseModel = (context.responseModel() != null) ? context.responseModel()
+				: endpoint.upstream().model();
 		if (context.cancelled()) {
 			return start.and(OUTCOME, "CANCELLED", ERROR_TYPE, "cancelled", RESPONSE_MODEL, responseModel);
 		}
