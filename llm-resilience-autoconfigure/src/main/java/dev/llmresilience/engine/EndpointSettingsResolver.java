@@ -106,8 +106,8 @@ final class EndpointSettingsResolver {
 
 	/**
 	 * The protocol-specific keys the endpoint set, as its protocol's factory checks and keeps them.
-	 * Those with a default ({@code anthropic-version}, {@code api-version}) are always set, so every
-	 * protocol that reads them finds them.
+	 * Two have a default ({@code anthropic-version}, {@code api-version}): they are left out only
+	 * when set blank, which the protocols that read them refuse as empty.
 	 */
 	private static ProtocolOptions options(LlmClientFactory factory, String prefix, EndpointProperties endpoint,
 			@Nullable String chatModelBean, URI baseUrl) {

@@ -140,18 +140,6 @@ public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String mod
 		}
 
 		/**
-		 * These options with one more, or another value for one.
-		 * @param key the option's key
-		 * @param value its value
-		 * @return the options
-		 */
-		public ProtocolOptions with(String key, String value) {
-			Map<String, String> values = new TreeMap<>(this.values);
-			values.put(key, value);
-			return new ProtocolOptions(values);
-		}
-
-		/**
 		 * Refuse a {@value #DEPLOYMENT} on a protocol that has none: most often an Azure OpenAI
 		 * endpoint whose protocol was left at its default.
 		 * @param prefix the endpoint's property prefix, with its trailing dot
