@@ -54,6 +54,12 @@ class LlmPropertiesOverrideTests {
 	}
 
 	@Test
+	void settingsBuiltInCodeStartFromTheDefaultsTheConfigurationApplies() {
+		this.contextRunner.run((context) -> assertThat(endpoint(context, "a").settings())
+			.isEqualTo(EndpointSettings.builder("a", URI.create("http://localhost:1/v1"), "model-a").build()));
+	}
+
+	@Test
 	void builtInDefaultsReachTheResilience4jConfigs() {
 		this.contextRunner.run((context) -> {
 			LlmEndpoint endpoint = endpoint(context, "a");
