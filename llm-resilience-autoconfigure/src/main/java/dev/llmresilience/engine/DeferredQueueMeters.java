@@ -15,7 +15,8 @@ final class DeferredQueueMeters implements MeterBinder {
 
 	private final ObjectProvider<DeferredQueue> queue;
 
-	// looked up when the meters are bound, not when the binder is made: a binder is made early
+	// looked up when the meters are bound: making the binder, which Boot may do while it sets up the
+	// registry, creates none of the gateway's beans
 	DeferredQueueMeters(ObjectProvider<DeferredQueue> queue) {
 		this.queue = queue;
 	}

@@ -16,7 +16,8 @@ final class DegradationMeters implements MeterBinder {
 
 	private final ObjectProvider<DegradationWatch> watch;
 
-	// looked up when the meters are bound, not when the binder is made: a binder is made early
+	// looked up when the meters are bound: making the binder, which Boot may do while it sets up the
+	// registry, creates none of the gateway's beans
 	DegradationMeters(ObjectProvider<DegradationWatch> watch) {
 		this.watch = watch;
 	}

@@ -20,7 +20,8 @@ final class GuardMeters implements MeterBinder {
 
 	private final ObjectProvider<ConcurrencyLimit> limit;
 
-	// looked up when the meters are bound, not when the binder is made: a binder is made early
+	// looked up when the meters are bound: making the binder, which Boot may do while it sets up the
+	// registry, creates none of the gateway's beans
 	GuardMeters(ObjectProvider<CallVolumeGuard> callVolume, ObjectProvider<BudgetGuard> budget,
 			ObjectProvider<ConcurrencyLimit> limit) {
 		this.callVolume = callVolume;

@@ -22,7 +22,8 @@ final class ProbeMeters implements MeterBinder {
 
 	private final ObjectProvider<EndpointRegistry> endpoints;
 
-	// looked up when the meters are bound, not when the binder is made: a binder is made early
+	// looked up when the meters are bound: making the binder, which Boot may do while it sets up the
+	// registry, creates none of the gateway's beans
 	ProbeMeters(ObjectProvider<EndpointRegistry> endpoints) {
 		this.endpoints = endpoints;
 	}

@@ -24,7 +24,8 @@ final class RouteBalanceMeters implements MeterBinder {
 
 	private final ObjectProvider<RouteBalancer> balancer;
 
-	// looked up when the meters are bound, not when the binder is made: a binder is made early
+	// looked up when the meters are bound: making the binder, which Boot may do while it sets up the
+	// registry, creates none of the gateway's beans
 	RouteBalanceMeters(ObjectProvider<RouteBalancer> balancer) {
 		this.balancer = balancer;
 	}
