@@ -161,12 +161,12 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		ENDED.set(this, 1);
 		this.outcome = FailureClassifier.outcomeOf(refused);
 		this.error = refused;
-		release(stage, AttemptStage.End.REFUSED, now);
+		releaseStages(stage, AttemptStage.End.REFUSED, now);
 		Operators.error(this.actual, refused);
 	}
 
 	// The stages before the given one, in the reverse order of their admission.
-	private void release(int stages, AttemptStage.End end, long now) {
+	private void releaseStages(int stages, AttemptStage.End end, long now) {
 		for (int i = stages - 1; i >= 0; i--) {
 			STAGES[i].release(this, end, now);
 		}
@@ -181,7 +181,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		if (ENDED.compareAndSet(this, 0, 1)) {
 			this.outcome = outcome;
 			this.error = error;
-			release(STAGES.length, AttemptStage.End.FINISHED, now());
+			releaseStages(STAGES.length, AttemptStage.End.FINISHED, now());
 		}
 	}
 
@@ -350,7 +350,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		this.cancelled = true;
 		if (ENDED.compareAndSet(this, 0, 1)) {
 			boolean lost = this.lostRace || this.call.context().race().lost();
-			release(STAGES.length, lost ? AttemptStage.End.LOST : AttemptStage.End.CANCELLED, now());
+			releaseStages(STAGES.length, lost ? AttemptStage.End.LOST : AttemptStage.End.CANCELLED, now());
 		}
 	}
 
