@@ -55,8 +55,9 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 		long firstTokenBy = this.streaming ? plus(now, this.settings.firstTokenTimeout())
 				: stream ? plus(now, timeout()) : Long.MAX_VALUE;
 		long deadlineAfter = stream ? this.context.streamDeadlineNanos() : this.context.deadlineNanos();
-		return new AttemptWatchdog<>(actual, scheduler, firstTokenBy, this.settings.streamIdleTimeout().toNanos(),
-				attemptBy, this.context.deadlineNanos(), deadlineAfter, isToken, this);
+		AttemptWatchdog.Bounds bounds = new AttemptWatchdog.Bounds(firstTokenBy,
+				this.settings.streamIdleTimeout().toNanos(), attemptBy, this.context.deadlineNanos(), deadlineAfter);
+		return new AttemptWatchdog<>(actual, scheduler, bounds, isToken, this);
 	}
 
 	Duration timeout() {

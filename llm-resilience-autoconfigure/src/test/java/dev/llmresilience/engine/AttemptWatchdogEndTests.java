@@ -98,8 +98,9 @@ class AttemptWatchdogEndTests {
 
 	private AttemptWatchdog<String> subscribed(long firstTokenBy, long idleBy, long attemptBy, long deadline) {
 		long idleNanos = (idleBy != NONE) ? idleBy - now() : NONE;
-		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler, firstTokenBy, idleNanos,
-				attemptBy, deadline, deadline, (chunk) -> chunk.startsWith("token"),
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler,
+				new AttemptWatchdog.Bounds(firstTokenBy, idleNanos, attemptBy, deadline, deadline),
+				(chunk) -> chunk.startsWith("token"),
 				(expiry) -> new IllegalStateException(expiry.name()));
 		watchdog.onSubscribe(new Subscription() {
 
