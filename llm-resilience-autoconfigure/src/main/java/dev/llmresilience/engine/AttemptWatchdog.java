@@ -196,10 +196,16 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 	@Override
 	public void cancel() {
 		synchronized (this) {
+			boolean ended = this.done;
 			// a cancelled attempt is not released later: nothing waits on it any more
 			this.done = true;
 			if (!this.subscribed) {
 				this.cancelledEarly = true;
+				return;
+			}
+			if (ended) {
+				// an expiry (a release included) or the upstream's own end has stopped it already: the
+				// upstream call is cancelled once
 				return;
 			}
 		}

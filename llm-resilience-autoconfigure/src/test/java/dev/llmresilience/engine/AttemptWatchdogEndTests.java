@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,8 @@ class AttemptWatchdogEndTests {
 
 	private final List<Long> requested = new CopyOnWriteArrayList<>();
 
+	private final AtomicInteger cancels = new AtomicInteger();
+
 	@ParameterizedTest
 	@ValueSource(strings = { "complete", "error", "cancel", "release" })
 	void attemptThatEndedLeavesNoTimerScheduled(String end) {
@@ -73,6 +76,29 @@ class AttemptWatchdogEndTests {
 		watchdog.onNext("token late");
 		assertThat(this.signals).hasSize(2);
 		assertThat(this.discarded).containsExactly("token late");
+	}
+
+	@ParameterizedTest
+	@ValueSource(strings = { "release", "first token", "complete" })
+	void attemptCancelledAfterItEndedCancelsTheUpstreamCallOnceAtMost(String end) {
+		// the breaker's opening releases a waiting attempt on another thread while its caller cancels it
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), NONE, NONE, NONE);
+		switch (end) {
+			case "release" -> assertThat(watchdog.release()).isTrue();
+			case "first token" -> advance(100);
+			default -> watchdog.onComplete();
+		}
+		int cancelledByTheEnd = this.cancels.get();
+		watchdog.cancel();
+		assertThat(this.cancels.get()).as("upstream cancels").isEqualTo(cancelledByTheEnd).isLessThanOrEqualTo(1);
+	}
+
+	@Test
+	void attemptCancelledWhileRunningCancelsTheUpstreamCall() {
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), NONE, NONE, NONE);
+		watchdog.cancel();
+		watchdog.cancel();
+		assertThat(this.cancels.get()).as("upstream cancels").isOne();
 	}
 
 	@Test
@@ -111,6 +137,7 @@ class AttemptWatchdogEndTests {
 
 			@Override
 			public void cancel() {
+				AttemptWatchdogEndTests.this.cancels.incrementAndGet();
 			}
 
 		});
