@@ -9,21 +9,53 @@ import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Starts and ends the observation of one upstream attempt, a child of the gateway call's; its
- * names and key values are the {@link AttemptObservationConvention}'s (an application's bean, else
- * {@link DefaultAttemptObservationConvention}).
+ * The stage that starts the observation of one upstream attempt, a child of the gateway call's, as
+ * the attempt is admitted, and stops it as the attempt ends; its names and key values are the
+ * {@link AttemptObservationConvention}'s (an application's bean, else
+ * {@link DefaultAttemptObservationConvention}). It comes after the permits: a refused attempt is
+ * not observed.
  */
-final class AttemptObservation {
+final class AttemptObservation implements AttemptStage {
 
 	/** The observation's name. */
 	static final String NAME = DefaultAttemptObservationConvention.NAME;
+
+	static final AttemptObservation STAGE = new AttemptObservation();
 
 	private static final AttemptObservationConvention DEFAULT = new DefaultAttemptObservationConvention();
 
 	private AttemptObservation() {
 	}
 
-	static Observation start(@Nullable Observation parent, EndpointSettings settings, String operation) {
+	@Override
+	public @Nullable Throwable admit(EndpointAttempt attempt, long now) {
+		attempt.observation = start(attempt.call().context().parent(), attempt.endpoint().settings(), "chat");
+		return null;
+	}
+
+	@Override
+	public void release(EndpointAttempt attempt, End end, long now) {
+		Observation observation = attempt.observation;
+		if (observation.isNoop() || !(observation.getContext() instanceof AttemptObservationContext context)) {
+			return;
+		}
+		// the configured model, never one an answer names
+		String model = attempt.endpoint().settings().upstream().model();
+		switch (end) {
+			case FINISHED -> {
+				Throwable error = attempt.error();
+				context.ended(attempt.outcome(), error != null, model);
+				if (error != null) {
+					observation.error(error);
+				}
+			}
+			case LOST -> context.ended(Outcome.HEDGE_LOST, false, model);
+			case REFUSED, CANCELLED -> context.cancelled(model);
+		}
+		observation.stop();
+	}
+
+	private static Observation start(@Nullable Observation parent, EndpointSettings settings, String operation) {
 		if (parent == null || parent.isNoop()) {
 			return Observation.NOOP;
 		}
@@ -31,25 +63,6 @@ final class AttemptObservation {
 				parent.getObservationRegistry())
 			.parentObservation(parent)
 			.start();
-	}
-
-	static void stop(Observation observation, Outcome outcome, @Nullable Throwable error, String responseModel) {
-		if (observation.isNoop() || !(observation.getContext() instanceof AttemptObservationContext context)) {
-			return;
-		}
-		context.ended(outcome, error != null, responseModel);
-		if (error != null) {
-			observation.error(error);
-		}
-		observation.stop();
-	}
-
-	static void cancelled(Observation observation, String responseModel) {
-		if (observation.isNoop() || !(observation.getContext() instanceof AttemptObservationContext context)) {
-			return;
-		}
-		context.cancelled(responseModel);
-		observation.stop();
 	}
 
 }

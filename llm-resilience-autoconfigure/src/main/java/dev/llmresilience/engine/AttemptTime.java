@@ -55,9 +55,10 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 		long firstTokenBy = this.streaming ? plus(now, this.settings.timeouts().firstTokenTimeout())
 				: stream ? plus(now, timeout()) : Long.MAX_VALUE;
 		long deadlineAfter = stream ? this.context.streamDeadlineNanos() : this.context.deadlineNanos();
-		long idle = this.settings.timeouts().streamIdleTimeout().toNanos();
-		return new AttemptWatchdog<>(actual, scheduler, firstTokenBy, idle, attemptBy, this.context.deadlineNanos(),
-				deadlineAfter, isToken, this);
+		AttemptWatchdog.Bounds bounds = new AttemptWatchdog.Bounds(firstTokenBy,
+				this.settings.timeouts().streamIdleTimeout().toNanos(), attemptBy, this.context.deadlineNanos(),
+				deadlineAfter);
+		return new AttemptWatchdog<>(actual, scheduler, bounds, isToken, this);
 	}
 
 	Duration timeout() {

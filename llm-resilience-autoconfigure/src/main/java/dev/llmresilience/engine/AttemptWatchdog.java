@@ -46,13 +46,31 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	}
 
+	/**
+	 * The bounds of one attempt, on the scheduler's clock in nanoseconds, {@link Long#MAX_VALUE} for
+	 * none.
+	 *
+	 * @param firstTokenBy when the first token must have come
+	 * @param idleNanos the longest silence between chunks once tokens flow (a length, not a time)
+	 * @param attemptBy when the whole attempt must have ended
+	 * @param deadlineBeforeToken the call's deadline until the first token
+	 * @param deadlineAfterToken the call's deadline once tokens flow
+	 */
+	record Bounds(long firstTokenBy, long idleNanos, long attemptBy, long deadlineBeforeToken,
+			long deadlineAfterToken) {
+
+		/** No bound at all: the attempt ends only by itself, or when released. */
+		static final Bounds NONE = new Bounds(Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE,
+				Long.MAX_VALUE);
+
+	}
+
 	private final CoreSubscriber<? super T> actual;
 
 	private final Scheduler scheduler;
 
-	// The attempt's bounds, on the scheduler's clock in nanoseconds (Long.MAX_VALUE for none): when the
-	// first token must have come, the longest silence once tokens flow, when the whole attempt must
-	// have ended, and the call's deadline before and after the first token.
+	// the attempt's Bounds, one field each
+
 	private final long firstTokenBy;
 
 	private final long idleNanos;
@@ -83,16 +101,24 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	private boolean cancelledEarly;
 
-	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, long firstTokenBy, long idleNanos,
-			long attemptBy, long deadlineBeforeToken, long deadlineAfterToken, Predicate<? super T> isToken,
+	/**
+	 * Create a watchdog for one attempt.
+	 * @param actual the attempt's subscriber
+	 * @param scheduler the scheduler whose clock the bounds are on, and that the timer runs on
+	 * @param bounds the attempt's bounds
+	 * @param isToken whether a chunk carries part of the answer
+	 * @param errors the error each expiry stands for
+	 */
+	AttemptWatchdog(CoreSubscriber<? super T> actual, Scheduler scheduler, Bounds bounds, Predicate<? super T> isToken,
 			Function<Expiry, Throwable> errors) {
 		this.actual = actual;
 		this.scheduler = scheduler;
-		this.firstTokenBy = firstTokenBy;
-		this.idleNanos = idleNanos;
-		this.attemptBy = attemptBy;
-		this.deadlineBeforeToken = deadlineBeforeToken;
-		this.deadlineAfterToken = deadlineAfterToken;
+		// copied, not kept: the record is built only to be passed here, so the JIT need not allocate it
+		this.firstTokenBy = bounds.firstTokenBy();
+		this.idleNanos = bounds.idleNanos();
+		this.attemptBy = bounds.attemptBy();
+		this.deadlineBeforeToken = bounds.deadlineBeforeToken();
+		this.deadlineAfterToken = bounds.deadlineAfterToken();
 		this.isToken = isToken;
 		this.errors = errors;
 	}
@@ -170,10 +196,16 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 	@Override
 	public void cancel() {
 		synchronized (this) {
+			boolean ended = this.done;
 			// a cancelled attempt is not released later: nothing waits on it any more
 			this.done = true;
 			if (!this.subscribed) {
 				this.cancelledEarly = true;
+				return;
+			}
+			if (ended) {
+				// an expiry (a release included) or the upstream's own end has stopped it already: the
+				// upstream call is cancelled once
 				return;
 			}
 		}

@@ -1,5 +1,6 @@
 package dev.llmresilience.engine;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 
@@ -8,19 +9,20 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 import reactor.util.context.Context;
 
 /**
  * One attempt on one endpoint, the same for {@code chat}, {@code stream} and the breaker's own
- * probes: admitted and accounted for by {@link AttemptAccounting}, it takes a call-volume guard
- * permit, sends the request upstream (as a stream when the endpoint can), bounds it with one
- * {@link AttemptWatchdog} and classifies how it ended.
+ * probes: admitted by its {@link #STAGES} in order (or refused, no call made), it sends the request
+ * upstream, classifies how it ended, and has its stages released in the reverse order exactly once,
+ * whatever the end (a success, a failure, an ignored outcome, a cancel, a lost race).
  * <ul>
  * <li>{@link Exposure#STREAM}: nothing reaches the subscriber before the first chunk that carries
  * part of the answer, so a failure before it can be retried unseen; after it, a failure is an
@@ -32,9 +34,11 @@ import reactor.util.context.Context;
  * </ul>
  * A stream succeeds only when it ends normally. The breaker sees the time to the first token: a
  * long answer is not a slow provider. One subscriber rather than a chain of Reactor operators:
- * every call's success path runs through it, at a fraction of their cost (see BENCHMARKS.md).
+ * every call's success path runs through it, at a fraction of their cost (see BENCHMARKS.md); what
+ * its stages take for it (a permit, an observation, a watchdog) is kept in its fields, so that the
+ * stages themselves are shared by every call.
  */
-final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<Object>, Subscription {
+final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 
 	/** What the attempt's subscriber sees. */
 	enum Exposure {
@@ -48,19 +52,67 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 
 	}
 
+	/**
+	 * The concerns of an attempt in the order they admit it; its end releases them in the reverse
+	 * order, so the call hears of the attempt last, once the breaker has recorded it. A stage that
+	 * refuses the attempt releases the ones before it: a full bulkhead gives the breaker's permit back.
+	 */
+	static final AttemptStage[] STAGES = {
+			// the call is told of every attempt, made or refused, as it ends
+			AttemptReport.STAGE,
+			// no attempt once the call's deadline has run out
+			DeadlineCheck.STAGE,
+			// a permit of the endpoint's breaker; the end recorded in it
+			BreakerAdmission.STAGE,
+			// a slot of the endpoint's bulkhead
+			BulkheadSlot.STAGE,
+			// the attempt's observation, a child of the call's
+			AttemptObservation.STAGE,
+			// the request sent upstream, bounded by the attempt's watchdog
+			UpstreamRequest.STAGE,
+			// listed as waiting for its first token, to be released if the breaker opens
+			FirstTokenWait.STAGE };
+
+	private static final AtomicIntegerFieldUpdater<EndpointAttempt> ENDED = AtomicIntegerFieldUpdater
+		.newUpdater(EndpointAttempt.class, "ended");
+
 	private static final AtomicIntegerFieldUpdater<EndpointAttempt> DELIVERED = AtomicIntegerFieldUpdater
 		.newUpdater(EndpointAttempt.class, "delivered");
 
 	private static final AtomicLongFieldUpdater<EndpointAttempt> REQUESTED = AtomicLongFieldUpdater
 		.newUpdater(EndpointAttempt.class, "requested");
 
+	private final EndpointCall call;
+
+	private final LlmEndpoint endpoint;
+
+	private final Scheduler scheduler = Schedulers.parallel();
+
 	private final int number;
 
 	private final Answer answer = new Answer();
 
+	private final @Nullable StreamRelay relay;
+
 	private CoreSubscriber<Object> actual = Operators.emptySubscriber();
 
-	private @Nullable AttemptWatchdog<Object> watchdog;
+	// What the stages took for this attempt: its breaker permit, its observation, its watchdog.
+	@Nullable CircuitBreakerPermit permit;
+
+	Observation observation = Observation.NOOP;
+
+	@Nullable AttemptWatchdog<Object> watchdog;
+
+	private long start;
+
+	private volatile long firstToken = -1;
+
+	private volatile int ended;
+
+	// How it ended, for the stages that record it.
+	private @Nullable Outcome outcome;
+
+	private @Nullable Throwable error;
 
 	private volatile boolean started;
 
@@ -70,8 +122,6 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 
 	private boolean unbounded;
 
-	private final @Nullable StreamRelay relay;
-
 	private volatile int delivered;
 
 	private volatile long requested;
@@ -79,46 +129,59 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 	private volatile @Nullable Object last;
 
 	EndpointAttempt(EndpointCall call, int number) {
-		super(call);
+		this.call = call;
+		this.endpoint = call.endpoint();
 		this.number = number;
 		this.relay = (call.exposure() == Exposure.STREAM) ? new StreamRelay() : null;
 	}
 
 	/**
-	 * Run the attempt for its subscriber: refused at once (no call made) when the deadline has run
-	 * out or a permit is missing, else sent upstream.
+	 * Run the attempt for its subscriber: each stage admits it in turn, the request going upstream
+	 * once the permits are taken; refused at once (no call made) by the first stage that refuses.
 	 * @param actual the endpoint call's retry
 	 */
 	void subscribe(CoreSubscriber<Object> actual) {
 		this.actual = actual;
 		long now = now();
-		Throwable refused = admit(now);
-		if (refused != null) {
-			Operators.error(actual, refused);
-			return;
-		}
-		AttemptWatchdog<Object> watchdog = this.call.time().watchdog(this, this.scheduler, now, EndpointAttempt::isToken);
-		this.watchdog = watchdog;
-		upstream(this.call.context()).subscribe(watchdog);
-		if (!this.started && this.ended == 0) {
-			// still waiting for its first token once the request is on its way: released if the breaker opens
-			this.endpoint.waiting(this, true);
-			if (this.started || this.ended != 0) {
-				this.endpoint.waiting(this, false);
+		this.start = now;
+		for (int i = 0; i < STAGES.length; i++) {
+			Throwable refused = STAGES[i].admit(this, now);
+			if (refused != null) {
+				refuse(i, refused, now);
+				return;
+			}
+			if (this.ended != 0) {
+				// ended as it was sent: a stage admitted now would never be released
+				return;
 			}
 		}
 	}
 
-	private Publisher<?> upstream(CallContext context) {
-		if (!context.guard().tryAcquire()) {
-			return Flux.error(LlmEndpoint.guardTripped(this.settings.name()));
+	private void refuse(int stage, Throwable refused, long now) {
+		ENDED.set(this, 1);
+		this.outcome = FailureClassifier.outcomeOf(refused);
+		this.error = refused;
+		releaseStages(stage, AttemptStage.End.REFUSED, now);
+		Operators.error(this.actual, refused);
+	}
+
+	// The stages before the given one, in the reverse order of their admission.
+	private void releaseStages(int stages, AttemptStage.End end, long now) {
+		for (int i = stages - 1; i >= 0; i--) {
+			STAGES[i].release(this, end, now);
 		}
-		try {
-			return this.call.streaming() ? this.endpoint.client().stream(this.call.request())
-					: this.endpoint.client().chat(this.call.request());
-		}
-		catch (RuntimeException ex) {
-			return Flux.error(ex);
+	}
+
+	/**
+	 * Account for an attempt that ended, once.
+	 * @param outcome how it ended
+	 * @param error its classified error, or {@code null} for a normal end
+	 */
+	private void finish(Outcome outcome, @Nullable Throwable error) {
+		if (ENDED.compareAndSet(this, 0, 1)) {
+			this.outcome = outcome;
+			this.error = error;
+			releaseStages(STAGES.length, AttemptStage.End.FINISHED, now());
 		}
 	}
 
@@ -155,7 +218,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			token = delta.hasAnswer();
 		}
 		if (!this.started && token) {
-			firstToken();
+			onFirstToken();
 			if (this.lostRace) {
 				return;
 			}
@@ -175,10 +238,11 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 		}
 	}
 
-	private void firstToken() {
+	private void onFirstToken() {
 		long now = now();
 		this.firstToken = now;
 		this.started = true;
+		// no longer waiting for it: what FirstTokenWait listed ends here
 		this.endpoint.waiting(this, false);
 		this.endpoint.firstTokenTimes().record(now - this.start);
 		this.lostRace = !this.call.context().race().firstToken();
@@ -199,7 +263,7 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 		}
 		boolean seen = this.call.exposure() == Exposure.STREAM && this.started;
 		Throwable classified = this.endpoint.failures()
-			.classifyStreamError(this.settings.name(), error, seen, this.answer.text(), this.answer.finishReason());
+			.classifyStreamError(name(), error, seen, this.answer.text(), this.answer.finishReason());
 		if (classified == null) {
 			onComplete();
 			return;
@@ -217,13 +281,13 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			Outcome outcome;
 			try {
 				outcome = this.endpoint.failures()
-					.classifyStreamEnd(this.settings.name(), this.started, this.answer.finishReason());
+					.classifyStreamEnd(name(), this.started, this.answer.finishReason());
 			}
 			catch (RuntimeException ex) {
 				fail(ex);
 				return;
 			}
-			finish(outcome, null, this.answer.completion());
+			finish(outcome, null);
 			CompletionDelta last = relay.last(this.answer.usage(), this.answer.model());
 			if (last == null) {
 				this.actual.onComplete();
@@ -234,19 +298,19 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 			return;
 		}
 		LlmUpstreamException failure = this.endpoint.failures()
-			.classifyCompletion(this.settings.name(), true, this.answer.text(), this.answer.hasToolCalls(),
+			.classifyCompletion(name(), true, this.answer.text(), this.answer.hasToolCalls(),
 					this.answer.finishReason());
 		if (failure != null && !(this.call.exposure() == Exposure.PROBE && failure.outcome() == Outcome.EMPTY_RESPONSE)) {
 			fail(failure);
 			return;
 		}
 		// recorded before the answer travels on: a caller that takes it and lets go still leaves a success
-		finish(Outcome.SUCCESS, null, this.answer.completion());
+		finish(Outcome.SUCCESS, null);
 		deliver(this.answer.chatCompletion());
 	}
 
 	private void fail(Throwable error) {
-		finish(FailureClassifier.outcomeOf(error), error, null);
+		finish(FailureClassifier.outcomeOf(error), error);
 		this.actual.onError(error);
 	}
 
@@ -284,16 +348,82 @@ final class EndpointAttempt extends AttemptAccounting implements CoreSubscriber<
 	@Override
 	public void cancel() {
 		this.cancelled = true;
-		AttemptWatchdog<Object> watchdog = this.watchdog;
-		if (watchdog != null) {
-			// the cancel reaches the upstream call before the permits are free: the call has stopped
-			watchdog.cancel();
+		if (ENDED.compareAndSet(this, 0, 1)) {
+			boolean lost = this.lostRace || this.call.context().race().lost();
+			releaseStages(STAGES.length, lost ? AttemptStage.End.LOST : AttemptStage.End.CANCELLED, now());
 		}
-		cancelled(this.lostRace || this.call.context().race().lost());
 	}
 
-	private static boolean isToken(Object element) {
+	static boolean isToken(Object element) {
 		return (element instanceof CompletionDelta delta) ? delta.hasAnswer() : Answer.hasAnswer((Completion) element);
+	}
+
+	EndpointCall call() {
+		return this.call;
+	}
+
+	LlmEndpoint endpoint() {
+		return this.endpoint;
+	}
+
+	String name() {
+		return this.endpoint.name();
+	}
+
+	Scheduler scheduler() {
+		return this.scheduler;
+	}
+
+	Answer answer() {
+		return this.answer;
+	}
+
+	/**
+	 * When the attempt was admitted.
+	 * @return the scheduler's time
+	 */
+	long start() {
+		return this.start;
+	}
+
+	/**
+	 * When its first token came.
+	 * @return the scheduler's time, or -1 before it
+	 */
+	long firstToken() {
+		return this.firstToken;
+	}
+
+	boolean started() {
+		return this.started;
+	}
+
+	boolean ended() {
+		return this.ended != 0;
+	}
+
+	/**
+	 * How a refused or finished attempt ended.
+	 * @return the outcome
+	 */
+	Outcome outcome() {
+		Outcome outcome = this.outcome;
+		if (outcome == null) {
+			throw new IllegalStateException("The attempt has not ended");
+		}
+		return outcome;
+	}
+
+	/**
+	 * The error a refused or finished attempt ended with.
+	 * @return the classified error, or {@code null} for a normal end
+	 */
+	@Nullable Throwable error() {
+		return this.error;
+	}
+
+	private long now() {
+		return this.scheduler.now(TimeUnit.NANOSECONDS);
 	}
 
 }

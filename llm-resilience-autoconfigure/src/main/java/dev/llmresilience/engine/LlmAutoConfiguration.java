@@ -42,6 +42,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.web.reactive.function.client.WebClient;
 
@@ -98,12 +99,24 @@ public final class LlmAutoConfiguration {
 		return ResilienceRegistries.own();
 	}
 
+	/**
+	 * {@code llm.routes} in both forms, bound and checked once for the registry (the routes'
+	 * endpoints) and the balancer (their strategies), so that each check and warning runs once.
+	 * Lazy: the registry binds it only after its unknown-key check, so that a misspelt route key is
+	 * named with the nearest valid key rather than refused as no key of a route.
+	 */
+	@Bean
+	@Lazy
+	RouteResolver llmRouteResolver(LlmProperties properties, Environment environment) {
+		return new RouteResolver(properties, RouteForms.of(properties, environment));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	EndpointRegistry llmEndpointRegistry(LlmProperties properties, FailureClassifier classifier,
 			UpstreamFailures failures, ResilienceRegistries registries, ObjectProvider<WebClient.Builder> webClientBuilder,
 			ObjectProvider<LlmClientFactory> clientFactories, ObjectProvider<CallVolumeGuard> guard,
-			Environment environment, ListableBeanFactory beans) {
+			ObjectProvider<RouteResolver> routeResolver, Environment environment, ListableBeanFactory beans) {
 		UnknownKeys.check(environment, beans);
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
@@ -126,9 +139,9 @@ public final class LlmAutoConfiguration {
 			}
 			endpoints.add(endpointFactory.create(endpoint, client));
 		}
-		Map<String, LlmProperties.Route> forms = RouteForms.of(properties, environment);
-		Map<String, List<String>> routes = new RouteResolver(properties, forms).routes(settings);
-		StartupSummary.log(settings, routes, properties, !forms.containsKey(EndpointRegistry.DEFAULT_ROUTE));
+		RouteResolver configuredRoutes = routeResolver.getObject();
+		Map<String, List<String>> routes = configuredRoutes.routes(settings);
+		StartupSummary.log(settings, routes, properties, !configuredRoutes.configures(EndpointRegistry.DEFAULT_ROUTE));
 		return new EndpointRegistry(endpoints, routes, resources);
 	}
 
@@ -144,9 +157,7 @@ public final class LlmAutoConfiguration {
 	 */
 	@Bean
 	@ConditionalOnMissingBean
-	RouteBalancer llmRouteBalancer(EndpointRegistry endpoints, LlmProperties properties, Environment environment,
-			BalanceSource source) {
-		RouteResolver routes = new RouteResolver(properties, RouteForms.of(properties, environment));
+	RouteBalancer llmRouteBalancer(EndpointRegistry endpoints, RouteResolver routes, BalanceSource source) {
 		Map<String, EndpointSettings> settings = new LinkedHashMap<>();
 		endpoints.endpoints().forEach((endpoint) -> settings.put(endpoint.name(), endpoint.settings()));
 		return new RouteBalancer(endpoints, routes.strategies(settings, endpoints.routeNames()), routes.weights(), source);

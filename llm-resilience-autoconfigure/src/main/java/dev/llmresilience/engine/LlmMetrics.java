@@ -20,16 +20,18 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import org.jspecify.annotations.Nullable;
 
+import static dev.llmresilience.engine.MeterTags.ENDPOINT;
+import static dev.llmresilience.engine.MeterTags.FROM;
+import static dev.llmresilience.engine.MeterTags.OUTCOME;
+import static dev.llmresilience.engine.MeterTags.ROUTE;
+import static dev.llmresilience.engine.MeterTags.TIER;
+import static dev.llmresilience.engine.MeterTags.TO;
+import static dev.llmresilience.engine.MeterTags.TOKEN_TYPE;
 import static dev.llmresilience.spi.DefaultAttemptObservationConvention.ERROR_TYPE;
 import static dev.llmresilience.spi.DefaultAttemptObservationConvention.OPERATION_NAME;
 import static dev.llmresilience.spi.DefaultAttemptObservationConvention.PROVIDER_NAME;
 import static dev.llmresilience.spi.DefaultAttemptObservationConvention.REQUEST_MODEL;
 import static dev.llmresilience.spi.DefaultAttemptObservationConvention.RESPONSE_MODEL;
-import static dev.llmresilience.spi.DefaultCallObservationConvention.FROM;
-import static dev.llmresilience.spi.DefaultCallObservationConvention.OUTCOME;
-import static dev.llmresilience.spi.DefaultCallObservationConvention.ROUTE;
-import static dev.llmresilience.spi.DefaultCallObservationConvention.TIER;
-import static dev.llmresilience.spi.DefaultCallObservationConvention.TO;
 
 /**
  * Records the gateway's meters:
@@ -42,7 +44,8 @@ import static dev.llmresilience.spi.DefaultCallObservationConvention.TO;
  * {@value #HEDGES} per hedged request or refused hedge (route, first, hedge, outcome).</li>
  * </ul>
  * Names and tag keys shared with the observations come from their conventions
- * ({@link DefaultAttemptObservationConvention}, {@link DefaultCallObservationConvention}).
+ * ({@link DefaultAttemptObservationConvention}, {@link DefaultCallObservationConvention}), the other
+ * tag keys from {@link MeterTags}.
  * Every meter of one name carries the same tag keys (Prometheus needs it): {@code error.type} is
  * {@code none} on success. Every tag value comes from configuration (endpoint, route, model,
  * provider) or from a closed set (outcome, tier); none from what a caller or a provider sent.
@@ -90,8 +93,7 @@ class LlmMetrics implements LlmGatewayListener {
 		// The configured model, not the one the answer names: a provider or proxy that names a new model
 		// in each answer would otherwise create a new series each time (ChatResponse.model() has its value).
 		Tags tags = Tags.of(OPERATION_NAME, "chat", PROVIDER_NAME, endpoint.providerName(),
-				REQUEST_MODEL, endpoint.upstream().model(), RESPONSE_MODEL, endpoint.upstream().model(),
-				DefaultAttemptObservationConvention.ENDPOINT,
+				REQUEST_MODEL, endpoint.upstream().model(), RESPONSE_MODEL, endpoint.upstream().model(), ENDPOINT,
 				endpoint.name());
 		Timer.builder(OPERATION_DURATION)
 			.description("Duration of one LLM client operation (one upstream attempt)")
@@ -111,7 +113,7 @@ class LlmMetrics implements LlmGatewayListener {
 				.description("Tokens used by one LLM client operation")
 				.baseUnit(TOKEN_UNIT)
 				.tags(tags)
-				.tag("gen_ai.token.type", type)
+				.tag(TOKEN_TYPE, type)
 				.register(this.registry)
 				.record(tokens);
 		}
@@ -125,7 +127,7 @@ class LlmMetrics implements LlmGatewayListener {
 		if (cost != null && response.endpoint() != null) {
 			Counter.builder(COST)
 				.description("Cost of LLM answers, in the currency of the endpoints' prices")
-				.tag(DefaultCallObservationConvention.ENDPOINT, response.endpoint())
+				.tag(ENDPOINT, response.endpoint())
 				.register(this.registry)
 				.increment(cost.doubleValue());
 		}

@@ -30,6 +30,15 @@ final class RouteResolver {
 	}
 
 	/**
+	 * Whether a route of this name is configured.
+	 * @param route the route's name
+	 * @return true if {@code llm.routes} names it, in either form
+	 */
+	boolean configures(String route) {
+		return this.routes.containsKey(route);
+	}
+
+	/**
 	 * The routes over the given endpoints: those configured, plus {@code default} (every enabled
 	 * endpoint by priority) unless configured. Disabled endpoints are left out of every route.
 	 * @param endpoints the resolved endpoints, in priority order

@@ -27,11 +27,11 @@ public class DefaultAttemptObservationConvention implements AttemptObservationCo
 	/** The model named as the response's. */
 	public static final String RESPONSE_MODEL = "gen_ai.response.model";
 
-	/** The endpoint's name. */
-	public static final String ENDPOINT = "llm.endpoint";
+	/** The endpoint's name: the call's key of the same name. */
+	public static final String ENDPOINT = DefaultCallObservationConvention.ENDPOINT;
 
-	/** How the attempt ended: an {@code Outcome}, or {@code CANCELLED}. */
-	public static final String OUTCOME = "llm.outcome";
+	/** How the attempt ended: an {@code Outcome}, or {@code CANCELLED}; the call's key of the same name. */
+	public static final String OUTCOME = DefaultCallObservationConvention.OUTCOME;
 
 	/** {@code none}, the outcome of a failed attempt, or {@code cancelled}. */
 	public static final String ERROR_TYPE = "error.type";

@@ -24,7 +24,7 @@ public class DefaultCallObservationConvention implements CallObservationConventi
 	/** The endpoint that answered, {@value #NO_ENDPOINT} when none did. */
 	public static final String ENDPOINT = "llm.endpoint";
 
-	/** How a call or a hedge ended (a key of the meters). */
+	/** How a call, a hedge or a probe ended (a key of the meters). */
 	public static final String OUTCOME = "llm.outcome";
 
 	/** The endpoint a call moved from (a key of the meters). */

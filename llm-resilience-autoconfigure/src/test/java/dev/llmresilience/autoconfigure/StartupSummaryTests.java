@@ -16,7 +16,7 @@ import static org.assertj.core.api.InstanceOfAssertFactories.STRING;
 
 /**
  * What the log says at start-up: which endpoints and routes were resolved, in which order, and
- * which endpoint will be sent without a key.
+ * which endpoint will be sent without a key, and a route's warning, once.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class StartupSummaryTests {
@@ -72,6 +72,20 @@ class StartupSummaryTests {
 				assertThat(context).hasNotFailed();
 				assertThat(lines(output, "INFO", "llm-resilience: ")).hasSize(1);
 				assertThat(lines(output, "WARN", "has no api-key")).isEmpty();
+			});
+	}
+
+	@Test
+	void routesAreResolvedOnceSoTheirWarningIsLoggedOnce(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("llm.endpoints.primary.price.input-per-million=2.5",
+					"llm.endpoints.primary.price.output-per-million=10", "llm.routes.default.endpoints=primary,backup",
+					"llm.routes.default.order=cheapest-first")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(lines(output, "WARN", "is ordered cheapest-first")).singleElement(STRING)
+					.contains("Route 'default' is ordered cheapest-first, but endpoint 'backup' has no price");
+				assertThat(lines(output, "INFO", "llm-resilience: ")).hasSize(1);
 			});
 	}
 

@@ -142,8 +142,9 @@ class AttemptWatchdogBoundsTests {
 
 	@Test
 	void attemptCancelledBeforeItsUpstreamSubscribedCancelsItWhenItDoes() {
-		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler, millis(100), NONE, NONE,
-				NONE, NONE, (chunk) -> true, (expiry) -> new IllegalStateException(expiry.name()));
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler,
+				new AttemptWatchdog.Bounds(millis(100), NONE, NONE, NONE, NONE), (chunk) -> true,
+				(expiry) -> new IllegalStateException(expiry.name()));
 		watchdog.cancel();
 		watchdog.onSubscribe(new Subscription() {
 
@@ -207,8 +208,9 @@ class AttemptWatchdogBoundsTests {
 	private AttemptWatchdog<String> subscribed(long firstTokenBy, long idleNanos, long attemptBy,
 			long deadlineBeforeToken, long deadlineAfterToken) {
 		this.upstreamCancelled.set(false);
-		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler, firstTokenBy, idleNanos,
-				attemptBy, deadlineBeforeToken, deadlineAfterToken, (chunk) -> chunk.startsWith("token"),
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler,
+				new AttemptWatchdog.Bounds(firstTokenBy, idleNanos, attemptBy, deadlineBeforeToken, deadlineAfterToken),
+				(chunk) -> chunk.startsWith("token"),
 				(expiry) -> new IllegalStateException(expiry.name()));
 		watchdog.onSubscribe(new Subscription() {
 

@@ -6,6 +6,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,8 @@ class AttemptWatchdogEndTests {
 
 	private final List<Long> requested = new CopyOnWriteArrayList<>();
 
+	private final AtomicInteger cancels = new AtomicInteger();
+
 	@ParameterizedTest
 	@ValueSource(strings = { "complete", "error", "cancel", "release" })
 	void attemptThatEndedLeavesNoTimerScheduled(String end) {
@@ -75,6 +78,29 @@ class AttemptWatchdogEndTests {
 		assertThat(this.discarded).containsExactly("token late");
 	}
 
+	@ParameterizedTest
+	@ValueSource(strings = { "release", "first token", "complete" })
+	void attemptCancelledAfterItEndedCancelsTheUpstreamCallOnceAtMost(String end) {
+		// the breaker's opening releases a waiting attempt on another thread while its caller cancels it
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), NONE, NONE, NONE);
+		switch (end) {
+			case "release" -> assertThat(watchdog.release()).isTrue();
+			case "first token" -> advance(100);
+			default -> watchdog.onComplete();
+		}
+		int cancelledByTheEnd = this.cancels.get();
+		watchdog.cancel();
+		assertThat(this.cancels.get()).as("upstream cancels").isEqualTo(cancelledByTheEnd).isLessThanOrEqualTo(1);
+	}
+
+	@Test
+	void attemptCancelledWhileRunningCancelsTheUpstreamCall() {
+		AttemptWatchdog<String> watchdog = subscribed(millis(100), NONE, NONE, NONE);
+		watchdog.cancel();
+		watchdog.cancel();
+		assertThat(this.cancels.get()).as("upstream cancels").isOne();
+	}
+
 	@Test
 	void demandIsPassedUpstreamAsAsked() {
 		AttemptWatchdog<String> watchdog = subscribed(NONE, NONE, NONE, NONE);
@@ -98,8 +124,9 @@ class AttemptWatchdogEndTests {
 
 	private AttemptWatchdog<String> subscribed(long firstTokenBy, long idleBy, long attemptBy, long deadline) {
 		long idleNanos = (idleBy != NONE) ? idleBy - now() : NONE;
-		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler, firstTokenBy, idleNanos,
-				attemptBy, deadline, deadline, (chunk) -> chunk.startsWith("token"),
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(), this.scheduler,
+				new AttemptWatchdog.Bounds(firstTokenBy, idleNanos, attemptBy, deadline, deadline),
+				(chunk) -> chunk.startsWith("token"),
 				(expiry) -> new IllegalStateException(expiry.name()));
 		watchdog.onSubscribe(new Subscription() {
 
@@ -110,6 +137,7 @@ class AttemptWatchdogEndTests {
 
 			@Override
 			public void cancel() {
+				AttemptWatchdogEndTests.this.cancels.incrementAndGet();
 			}
 
 		});

@@ -23,8 +23,8 @@ class AttemptWatchdogTests {
 	void releasedBeforeTheUpstreamSubscribedCancelsItWhenItDoesAndSignalsInOrder() {
 		VirtualTimeScheduler scheduler = VirtualTimeScheduler.create();
 		List<String> signals = new CopyOnWriteArrayList<>();
-		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(signals), scheduler, Long.MAX_VALUE,
-				Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, Long.MAX_VALUE, (chunk) -> true,
+		AttemptWatchdog<String> watchdog = new AttemptWatchdog<>(recording(signals), scheduler,
+				AttemptWatchdog.Bounds.NONE, (chunk) -> true,
 				(expiry) -> new IllegalStateException(expiry.name()));
 		assertThat(watchdog.release()).isTrue();
 		assertThat(signals).as("nothing before the subscription").isEmpty();

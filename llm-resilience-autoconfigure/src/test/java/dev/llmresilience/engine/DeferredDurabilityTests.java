@@ -8,17 +8,14 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
 import io.lettuce.core.protocol.CommandType;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,38 +31,14 @@ import static org.awaitility.Awaitility.await;
  */
 class DeferredDurabilityTests {
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
-	private SwitchableProvider provider;
+	private final SwitchableProvider provider = this.redis.closeAfterEach(new SwitchableProvider());
 
-	private RedisClient client;
-
-	private StatefulRedisConnection<String, String> connection;
-
-	@BeforeEach
-	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
-		this.provider = new SwitchableProvider();
-		this.client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-		this.connection = this.client.connect();
-	}
-
-	@AfterEach
-	void stop() {
-		this.connection.close();
-		this.client.shutdown();
-		this.provider.close();
-		this.redis.close();
-	}
-
-	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> replica(String timeout) {
-		return List.of(Replicas.replica(this.redis, "a", "llm.shared-state.timeout=" + timeout,
-				"llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
-				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-				"llm.defaults.circuit-breaker.sliding-window-size=500",
-				"llm.defaults.circuit-breaker.minimum-number-of-calls=500", "llm.gateway.deferral.delay=1s",
-				"llm.gateway.deferral.max-attempts=10")
-			.withBean(FleetEvents.class));
+	private List<ApplicationContextRunner> replica(String timeout) {
+		return List.of(this.redis.replica("a", RedisFleet.deferringPrimary(this.provider.baseUrl(), "1s", 10,
+				"llm.shared-state.timeout=" + timeout)));
 	}
 
 	@Test
@@ -83,11 +56,11 @@ class DeferredDurabilityTests {
 			DeferredResult result = a.getBean(LlmGateway.class).deferred(answer.ticket()).block(Duration.ofSeconds(5));
 			assertThat(result.state()).isEqualTo(DeferredResult.State.PENDING);
 			assertThat(result.durable()).as("in Redis when the ticket was given").isTrue();
-			assertThat(this.connection.sync().hget(RedisKeys.entry(answer.ticket()), "state")).isEqualTo("PENDING");
+			assertThat(this.redis.commands().hget(RedisKeys.entry(answer.ticket()), "state")).isEqualTo("PENDING");
 			assertThat(a.getBean(LlmBreakersEndpoint.class).breakers().deferred().notDurable()).isZero();
 
 			this.provider.heal();
-			await().atMost(Duration.ofSeconds(30)).until(() -> events(a).completed.size() == 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> FleetEvents.of(a).completed.size() == 1);
 			assertThat(this.provider.answers()).isOne();
 		});
 	}
@@ -109,24 +82,24 @@ class DeferredDurabilityTests {
 			assertThat(held.state()).isEqualTo(DeferredResult.State.PENDING);
 			assertThat(held.durable()).as("Redis did not acknowledge it").isFalse();
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> this.connection.sync().hget(RedisKeys.entry(answer.ticket()), "state") != null);
+				.until(() -> this.redis.commands().hget(RedisKeys.entry(answer.ticket()), "state") != null);
 			this.provider.heal();
 
-			await().atMost(Duration.ofSeconds(30)).until(() -> events(a).completed.size() == 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> FleetEvents.of(a).completed.size() == 1);
 			// and no second run, even later
 			await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
-				.until(() -> events(a).completed.size() == 1 && this.provider.answers() == 1);
+				.until(() -> FleetEvents.of(a).completed.size() == 1 && this.provider.answers() == 1);
 			DeferredResult completed = a.getBean(LlmGateway.class).deferred(answer.ticket()).block(Duration.ofSeconds(5));
 			assertThat(completed.state()).isEqualTo(DeferredResult.State.COMPLETED);
 			assertThat(completed.durable()).isTrue();
 			await().atMost(Duration.ofSeconds(30)).until(() -> a.getBean(DeferredQueue.class).pending() == 0);
-			assertThat(this.connection.sync().xlen(RedisKeys.STREAM)).isZero();
+			assertThat(this.redis.commands().xlen(RedisKeys.STREAM)).isZero();
 		});
 	}
 
 	/** Hold every write (and script) for a while; reads go on. In effect once Redis has answered. */
 	private void pauseWrites(long millis) {
-		this.connection.sync()
+		this.redis.commands()
 			.dispatch(CommandType.CLIENT, new StatusOutput<>(StringCodec.UTF8),
 					new CommandArgs<>(StringCodec.UTF8).add("PAUSE").add(millis).add("WRITE"));
 	}
@@ -141,10 +114,6 @@ class DeferredDurabilityTests {
 		return replica.getBean(LlmGateway.class)
 			.chat(ChatRequest.builder().user(prompt).deferrable(true).build())
 			.block(Duration.ofSeconds(30));
-	}
-
-	private static FleetEvents events(ApplicationContext replica) {
-		return replica.getBean(FleetEvents.class);
 	}
 
 }

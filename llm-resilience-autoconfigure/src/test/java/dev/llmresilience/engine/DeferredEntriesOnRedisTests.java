@@ -16,18 +16,17 @@ import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.DeferredRequestFailedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import io.lettuce.core.Consumer;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import io.lettuce.core.XGroupCreateArgs;
 import io.lettuce.core.XReadArgs;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -44,43 +43,33 @@ class DeferredEntriesOnRedisTests {
 
 	private static final Instant LONG_AGO = Instant.parse("2026-01-01T00:00:00Z");
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
 	private SwitchableProvider provider;
 
-	private RedisClient client;
-
-	private StatefulRedisConnection<String, String> connection;
-
 	@BeforeEach
-	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
+	void start() {
 		this.provider = new SwitchableProvider();
 		this.provider.heal();
-		this.client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-		this.connection = this.client.connect();
 	}
 
 	@AfterEach
 	void stop() {
-		this.connection.close();
-		this.client.shutdown();
 		this.provider.close();
-		this.redis.close();
 	}
 
-	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> replica() {
-		return List.of(Replicas.replica(this.redis, "a", "llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
+	private List<ApplicationContextRunner> replica() {
+		return List.of(this.redis.replica("a", "llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
 				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-				"llm.gateway.deferral.delay=1s", "llm.gateway.deferral.max-attempts=3")
-			.withBean(FleetEvents.class));
+				"llm.gateway.deferral.delay=1s", "llm.gateway.deferral.max-attempts=3"));
 	}
 
 	@ParameterizedTest(name = "held by a replica that is gone: {0}")
 	@ValueSource(booleans = { false, true })
 	void anUnreadableEntryEndsFailedOnItsOwnAndTheRestOfItsBatchRuns(boolean heldByAGoneReplica) {
-		RedisCommands<String, String> redis = this.connection.sync();
-		redis.xgroupCreate(XReadArgs.StreamOffset.from(RedisKeys.STREAM, "0"), RedisKeys.GROUP,
+		RedisCommands<String, String> commands = this.redis.commands();
+		commands.xgroupCreate(XReadArgs.StreamOffset.from(RedisKeys.STREAM, "0"), RedisKeys.GROUP,
 				XGroupCreateArgs.Builder.mkstream());
 		Map<String, String> good = new LinkedHashMap<>();
 		Map<String, String> bad = new LinkedHashMap<>();
@@ -101,18 +90,18 @@ class DeferredEntriesOnRedisTests {
 		}
 		if (heldByAGoneReplica) {
 			// handed to a consumer that never heartbeat: the replica starting next takes them over in one batch
-			assertThat(redis.xreadgroup(Consumer.from(RedisKeys.GROUP, "gone"), XReadArgs.Builder.count(100),
+			assertThat(commands.xreadgroup(Consumer.from(RedisKeys.GROUP, "gone"), XReadArgs.Builder.count(100),
 					XReadArgs.StreamOffset.lastConsumed(RedisKeys.STREAM))).hasSize(7);
 		}
 		Replicas.run(replica(), (replicas) -> {
 			ApplicationContext a = replicas.get(0);
 			await().atMost(Duration.ofSeconds(30))
-				.until(() -> events(a).completed.size() == 4 && events(a).failed.size() == 3);
-			assertThat(events(a).completed.stream().map(DeferredRequestCompletedEvent::getTicket))
+				.until(() -> FleetEvents.of(a).completed.size() == 4 && FleetEvents.of(a).failed.size() == 3);
+			assertThat(FleetEvents.of(a).completed.stream().map(DeferredRequestCompletedEvent::getTicket))
 				.containsExactlyInAnyOrderElementsOf(good.keySet());
-			assertThat(events(a).completed).allSatisfy((event) -> assertThat(event.getResponse().content())
+			assertThat(FleetEvents.of(a).completed).allSatisfy((event) -> assertThat(event.getResponse().content())
 				.isEqualTo("answer to " + good.get(event.getTicket())));
-			Map<String, String> reasons = events(a).failed.stream()
+			Map<String, String> reasons = FleetEvents.of(a).failed.stream()
 				.collect(Collectors.toMap(DeferredRequestFailedEvent::getTicket, DeferredRequestFailedEvent::getReason));
 			assertThat(reasons).containsOnlyKeys(bad.keySet());
 			assertThat(reasons.get("dfr_bad0")).isEqualTo("Its entry in Redis could not be read: it is not JSON");
@@ -126,21 +115,21 @@ class DeferredEntriesOnRedisTests {
 			}
 			assertThat(this.provider.answers()).isEqualTo(4);
 			await().atMost(Duration.ofSeconds(30)).until(() -> a.getBean(DeferredQueue.class).pending() == 0);
-			assertThat(redis.xlen(RedisKeys.STREAM)).isZero();
+			assertThat(commands.xlen(RedisKeys.STREAM)).isZero();
 		});
 	}
 
 	@Test
 	void aRequestChangedInRedisIsCheckedLikeANewOneAndEndsFailedUnsent() {
-		RedisCommands<String, String> redis = this.connection.sync();
-		redis.xgroupCreate(XReadArgs.StreamOffset.from(RedisKeys.STREAM, "0"), RedisKeys.GROUP,
+		RedisCommands<String, String> commands = this.redis.commands();
+		commands.xgroupCreate(XReadArgs.StreamOffset.from(RedisKeys.STREAM, "0"), RedisKeys.GROUP,
 				XGroupCreateArgs.Builder.mkstream());
 		write("dfr_tampered", entry("dfr_tampered", "use the expensive model", "{\"model\":\"gpt-expensive\"}"));
 		write("dfr_slow", entry("dfr_slow", "hold a connection", "{}").replace("\"timeout\":null", "\"timeout\":\"PT24H\""));
 		Replicas.run(replica(), (replicas) -> {
 			ApplicationContext a = replicas.get(0);
-			await().atMost(Duration.ofSeconds(30)).until(() -> events(a).failed.size() == 2);
-			Map<String, String> reasons = events(a).failed.stream()
+			await().atMost(Duration.ofSeconds(30)).until(() -> FleetEvents.of(a).failed.size() == 2);
+			Map<String, String> reasons = FleetEvents.of(a).failed.stream()
 				.collect(Collectors.toMap(DeferredRequestFailedEvent::getTicket, DeferredRequestFailedEvent::getReason));
 			assertThat(reasons.get("dfr_tampered"))
 				.startsWith("Refused before it was sent: ChatRequest.extra sets 'model', a field the starter writes");
@@ -149,40 +138,37 @@ class DeferredEntriesOnRedisTests {
 			assertThat(gateway(a).deferred("dfr_tampered").block(Duration.ofSeconds(5)).state())
 				.isEqualTo(DeferredResult.State.FAILED);
 			assertThat(this.provider.requests()).as("requests sent upstream").isZero();
-			assertThat(events(a).completed).isEmpty();
+			assertThat(FleetEvents.of(a).completed).isEmpty();
 		});
 	}
 
 	@Test
 	void noKeyNamesATicket() throws Exception {
 		try (SwitchableProvider failing = new SwitchableProvider()) {
-			Replicas.run(List.of(Replicas.replica(this.redis, "a", "llm.endpoints.primary.base-url=" + failing.baseUrl(),
-					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-					"llm.defaults.circuit-breaker.sliding-window-size=500",
-					"llm.defaults.circuit-breaker.minimum-number-of-calls=500", "llm.gateway.deferral.delay=1s",
-					"llm.gateway.deferral.max-attempts=10").withBean(FleetEvents.class)), (replicas) -> {
-						ApplicationContext a = replicas.get(0);
-						List<String> tickets = new ArrayList<>();
-						for (int i = 0; i < 3; i++) {
-							ChatResponse answer = gateway(a).chat(ChatRequest.builder().user("q" + i).deferrable(true).build())
-								.block(Duration.ofSeconds(30));
-							assertThat(answer.tier()).isEqualTo(Tier.DEFERRED);
-							tickets.add(answer.ticket());
-						}
-						assertNoTicketIn(tickets);
-						assertThat(this.connection.sync().xrange(RedisKeys.STREAM, io.lettuce.core.Range.unbounded()))
-							.hasSize(3)
-							.allSatisfy((message) -> assertThat(message.getBody().values())
-								.noneMatch((value) -> value.startsWith("dfr_")));
-						failing.heal();
-						await().atMost(Duration.ofSeconds(30)).until(() -> events(a).completed.size() == 3);
-						assertNoTicketIn(tickets);
-					});
+			String[] properties = RedisFleet.deferringPrimary(failing.baseUrl(), "1s", 10);
+			Replicas.run(List.of(this.redis.replica("a", properties)), (replicas) -> {
+				ApplicationContext a = replicas.get(0);
+				List<String> tickets = new ArrayList<>();
+				for (int i = 0; i < 3; i++) {
+					ChatResponse answer = gateway(a).chat(ChatRequest.builder().user("q" + i).deferrable(true).build())
+						.block(Duration.ofSeconds(30));
+					assertThat(answer.tier()).isEqualTo(Tier.DEFERRED);
+					tickets.add(answer.ticket());
+				}
+				assertNoTicketIn(tickets);
+				assertThat(this.redis.commands().xrange(RedisKeys.STREAM, io.lettuce.core.Range.unbounded()))
+					.hasSize(3)
+					.allSatisfy((message) -> assertThat(message.getBody().values())
+						.noneMatch((value) -> value.startsWith("dfr_")));
+				failing.heal();
+				await().atMost(Duration.ofSeconds(30)).until(() -> FleetEvents.of(a).completed.size() == 3);
+				assertNoTicketIn(tickets);
+			});
 		}
 	}
 
 	private void assertNoTicketIn(List<String> tickets) {
-		List<String> keys = this.connection.sync().keys("*");
+		List<String> keys = this.redis.commands().keys("*");
 		assertThat(keys).contains(RedisKeys.entry(tickets.get(0)));
 		for (String ticket : tickets) {
 			String secret = ticket.substring("dfr_".length());
@@ -202,17 +188,13 @@ class DeferredEntriesOnRedisTests {
 
 	/** A pending request as a replica adds it: its hash, and its digest on the stream. */
 	private void write(String ticket, String json) {
-		RedisCommands<String, String> redis = this.connection.sync();
-		String id = redis.xadd(RedisKeys.STREAM, Map.of("key", RedisKeys.digest(ticket)));
-		redis.hset(RedisKeys.entry(ticket), Map.of("state", "PENDING", "ticket", ticket, "json", json, "id", id));
+		RedisCommands<String, String> commands = this.redis.commands();
+		String id = commands.xadd(RedisKeys.STREAM, Map.of("key", RedisKeys.digest(ticket)));
+		commands.hset(RedisKeys.entry(ticket), Map.of("state", "PENDING", "ticket", ticket, "json", json, "id", id));
 	}
 
 	private static LlmGateway gateway(ApplicationContext replica) {
 		return replica.getBean(LlmGateway.class);
-	}
-
-	private static FleetEvents events(ApplicationContext replica) {
-		return replica.getBean(FleetEvents.class);
 	}
 
 }

@@ -15,6 +15,7 @@ import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.context.ApplicationContext;
 
@@ -30,7 +31,8 @@ import static org.awaitility.Awaitility.await;
  */
 class FleetBreakerTests {
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
 	private final MockWebServer failing = new MockWebServer();
 
@@ -38,7 +40,6 @@ class FleetBreakerTests {
 
 	@BeforeEach
 	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
 		this.failing.setDispatcher(always(Answers.error(503, "overloaded")));
 		this.healthy.setDispatcher(always(Answers.completion("fine")));
 		this.failing.start();
@@ -49,7 +50,6 @@ class FleetBreakerTests {
 	void stop() {
 		this.failing.close();
 		this.healthy.close();
-		this.redis.close();
 	}
 
 	private String[] provider(MockWebServer server, String... more) {
@@ -61,9 +61,9 @@ class FleetBreakerTests {
 
 	@Test
 	void providerOutageOpensEveryReplicaAfterTwentyFailuresInAll() {
-		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.failing)),
-				Replicas.replica(this.redis, "b", provider(this.failing)),
-				Replicas.replica(this.redis, "c", provider(this.failing))), (replicas) -> {
+		Replicas.run(List.of(this.redis.replica("a", provider(this.failing)),
+				this.redis.replica("b", provider(this.failing)),
+				this.redis.replica("c", provider(this.failing))), (replicas) -> {
 					for (int i = 0; i < 60 && !allOpen(replicas); i++) {
 						assertThat(chat(replicas.get(i % 3)).tier()).isEqualTo(Tier.BUSY);
 					}
@@ -79,7 +79,7 @@ class FleetBreakerTests {
 					replicas.forEach((replica) -> assertThat(chat(replica).tier()).isEqualTo(Tier.BUSY));
 					assertThat(this.failing.getRequestCount()).isEqualTo(before);
 					// a replica that starts now learns it from the fleet's state
-					Replicas.replica(this.redis, "late", provider(this.failing)).run((late) -> {
+					this.redis.replica("late", provider(this.failing)).run((late) -> {
 						assertThat(endpoint(late, "primary").circuitBreaker().getState()).isEqualTo(CircuitBreaker.State.OPEN);
 						assertThat(chat(late).tier()).isEqualTo(Tier.BUSY);
 						assertThat(this.failing.getRequestCount()).isEqualTo(before);
@@ -93,7 +93,7 @@ class FleetBreakerTests {
 		List<SwitchableProvider> views = List.of(new SwitchableProvider(), new SwitchableProvider(), new SwitchableProvider());
 		List<org.springframework.boot.test.context.runner.ApplicationContextRunner> runners = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
-			runners.add(Replicas.replica(this.redis, "r" + i, "llm.endpoints.primary.base-url=" + views.get(i).baseUrl(),
+			runners.add(this.redis.replica("r" + i, "llm.endpoints.primary.base-url=" + views.get(i).baseUrl(),
 					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
 					"llm.defaults.circuit-breaker.wait-duration-in-open-state=2s"));
 		}
@@ -160,9 +160,9 @@ class FleetBreakerTests {
 		// replica a cannot reach the provider (its own network fault); b and c can. Each call of a is
 		// retried (3 attempts), so a sends three failures for each success of the others: more than
 		// half of the fleet's window fails, yet the failures are a's alone.
-		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.failing, "llm.defaults.retry.max-attempts=3")),
-				Replicas.replica(this.redis, "b", provider(this.healthy, "llm.defaults.retry.max-attempts=3")),
-				Replicas.replica(this.redis, "c", provider(this.healthy, "llm.defaults.retry.max-attempts=3"))),
+		Replicas.run(List.of(this.redis.replica("a", provider(this.failing, "llm.defaults.retry.max-attempts=3")),
+				this.redis.replica("b", provider(this.healthy, "llm.defaults.retry.max-attempts=3")),
+				this.redis.replica("c", provider(this.healthy, "llm.defaults.retry.max-attempts=3"))),
 				(replicas) -> {
 					for (int i = 0; i < 45; i++) {
 						ChatResponse answer = chat(replicas.get(i % 3));
@@ -176,7 +176,7 @@ class FleetBreakerTests {
 					assertThat(this.failing.getRequestCount()).isEqualTo(20);
 					assertThat(this.healthy.getRequestCount()).isEqualTo(30);
 					// and a replica that starts now is not told to open it either
-					Replicas.replica(this.redis, "late", provider(this.healthy)).run((late) -> {
+					this.redis.replica("late", provider(this.healthy)).run((late) -> {
 						assertThat(state(late)).isEqualTo(CircuitBreaker.State.CLOSED);
 						assertThat(chat(late).tier()).isEqualTo(Tier.PRIMARY);
 					});
@@ -188,9 +188,9 @@ class FleetBreakerTests {
 		MockWebServer alsoFailing = new MockWebServer();
 		alsoFailing.setDispatcher(always(Answers.error(503, "overloaded")));
 		alsoFailing.start();
-		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.failing)),
-				Replicas.replica(this.redis, "b", provider(alsoFailing)),
-				Replicas.replica(this.redis, "c", provider(this.healthy))), (replicas) -> {
+		Replicas.run(List.of(this.redis.replica("a", provider(this.failing)),
+				this.redis.replica("b", provider(alsoFailing)),
+				this.redis.replica("c", provider(this.healthy))), (replicas) -> {
 					for (int i = 0; i < 30; i++) {
 						chat(replicas.get(i % 3));
 					}
@@ -205,8 +205,8 @@ class FleetBreakerTests {
 
 	@Test
 	void statesSetByHandApplyOnEveryReplicaAndOnReplicasThatJoinLater() {
-		Replicas.run(List.of(Replicas.replica(this.redis, "a", provider(this.healthy)),
-				Replicas.replica(this.redis, "b", provider(this.healthy))), (replicas) -> {
+		Replicas.run(List.of(this.redis.replica("a", provider(this.healthy)),
+				this.redis.replica("b", provider(this.healthy))), (replicas) -> {
 					ApplicationContext a = replicas.get(0);
 					ApplicationContext b = replicas.get(1);
 					assertThat(a.getBean(LlmBreakersEndpoint.class).transition("primary", "forced_open").breaker().state())
@@ -214,7 +214,7 @@ class FleetBreakerTests {
 					await().atMost(Duration.ofSeconds(30)).until(() -> state(b) == CircuitBreaker.State.FORCED_OPEN);
 					assertThat(chat(b).tier()).isEqualTo(Tier.BUSY);
 					assertThat(this.healthy.getRequestCount()).isZero();
-					Replicas.replica(this.redis, "late", provider(this.healthy)).run((late) -> {
+					this.redis.replica("late", provider(this.healthy)).run((late) -> {
 						assertThat(state(late)).isEqualTo(CircuitBreaker.State.FORCED_OPEN);
 
 						b.getBean(LlmBreakersEndpoint.class).transition("primary", "CLOSED");
@@ -230,7 +230,7 @@ class FleetBreakerTests {
 							.until(() -> state(b) == CircuitBreaker.State.CLOSED && state(late) == CircuitBreaker.State.CLOSED);
 					});
 					// the mark a hand-made CLOSED leaves does not close anything on a replica that joins after it
-					Replicas.replica(this.redis, "later", provider(this.healthy))
+					this.redis.replica("later", provider(this.healthy))
 						.run((later) -> assertThat(state(later)).isEqualTo(CircuitBreaker.State.CLOSED));
 				});
 	}

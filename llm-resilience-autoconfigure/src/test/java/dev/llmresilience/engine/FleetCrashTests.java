@@ -12,16 +12,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,7 +31,8 @@ import static org.awaitility.Awaitility.await;
  */
 class FleetCrashTests {
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
 	private SwitchableProvider provider;
 
@@ -43,7 +40,6 @@ class FleetCrashTests {
 
 	@BeforeEach
 	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
 		this.provider = new SwitchableProvider();
 		this.provider.heal();
 	}
@@ -54,7 +50,6 @@ class FleetCrashTests {
 			this.child.destroyForcibly();
 		}
 		this.provider.close();
-		this.redis.close();
 	}
 
 	@Test
@@ -62,34 +57,31 @@ class FleetCrashTests {
 		String[] survivor = { "llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
 				"llm.endpoints.primary.model=primary-model", "llm.gateway.deferral.delay=5s",
 				"llm.gateway.deferral.max-attempts=5" };
-		Replicas.run(List.of(Replicas.replica(this.redis, "a", survivor).withBean(FleetEvents.class),
-				Replicas.replica(this.redis, "b", survivor).withBean(FleetEvents.class)), (replicas) -> {
-					BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-					this.child = startChild(lines);
-					String ticket = ticket(lines);
-					// the child holds it: the group handed the message to the child's consumer
-					try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-							StatefulRedisConnection<String, String> connection = client.connect()) {
-						await().atMost(Duration.ofSeconds(30)).until(() -> connection.sync()
-							.xpending("llm:application:deferred", "llm-deferred")
-							.getConsumerMessageCount()
-							.getOrDefault("child", 0L) == 1L);
-					}
-					this.child.destroyForcibly();
-					assertThat(this.child.waitFor(10, TimeUnit.SECONDS)).isTrue();
-					assertThat(this.child.exitValue()).as("killed by SIGKILL").isEqualTo(137);
-					assertThat(this.provider.answers()).as("the child made no attempt").isZero();
+		Replicas.run(List.of(this.redis.replica("a", survivor), this.redis.replica("b", survivor)), (replicas) -> {
+			BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+			this.child = startChild(lines);
+			String ticket = ticket(lines);
+			// the child holds it: the group handed the message to the child's consumer
+			await().atMost(Duration.ofSeconds(30)).until(() -> this.redis.commands()
+				.xpending("llm:application:deferred", "llm-deferred")
+				.getConsumerMessageCount()
+				.getOrDefault("child", 0L) == 1L);
+			this.child.destroyForcibly();
+			assertThat(this.child.waitFor(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(this.child.exitValue()).as("killed by SIGKILL").isEqualTo(137);
+			assertThat(this.provider.answers()).as("the child made no attempt").isZero();
 
-					await().atMost(Duration.ofSeconds(20)).until(() -> completed(replicas).size() == 1);
-					await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3)).until(() -> completed(replicas).size() == 1);
-					assertThat(completed(replicas).get(0).getTicket()).isEqualTo(ticket);
-					assertThat(this.provider.answers()).isEqualTo(1);
-					for (ApplicationContext replica : replicas) {
-						DeferredResult result = replica.getBean(LlmGateway.class).deferred(ticket).block(Duration.ofSeconds(5));
-						assertThat(result.state()).isEqualTo(DeferredResult.State.COMPLETED);
-						assertThat(result.response().content()).isEqualTo("answer to survive me");
-					}
-				});
+			await().atMost(Duration.ofSeconds(20)).until(() -> FleetEvents.completed(replicas).size() == 1);
+			await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+				.until(() -> FleetEvents.completed(replicas).size() == 1);
+			assertThat(FleetEvents.completed(replicas).get(0).getTicket()).isEqualTo(ticket);
+			assertThat(this.provider.answers()).isEqualTo(1);
+			for (ApplicationContext replica : replicas) {
+				DeferredResult result = replica.getBean(LlmGateway.class).deferred(ticket).block(Duration.ofSeconds(5));
+				assertThat(result.state()).isEqualTo(DeferredResult.State.COMPLETED);
+				assertThat(result.response().content()).isEqualTo("answer to survive me");
+			}
+		});
 	}
 
 	private Process startChild(BlockingQueue<String> lines) throws Exception {
@@ -134,10 +126,6 @@ class FleetCrashTests {
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return "http://127.0.0.1:" + socket.getLocalPort() + "/v1";
 		}
-	}
-
-	private static List<DeferredRequestCompletedEvent> completed(List<AssertableApplicationContext> replicas) {
-		return replicas.stream().flatMap((replica) -> replica.getBean(FleetEvents.class).completed.stream()).toList();
 	}
 
 }

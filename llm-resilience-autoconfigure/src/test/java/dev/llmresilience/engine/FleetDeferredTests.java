@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 import dev.llmresilience.chat.ChatRequest;
@@ -13,13 +12,11 @@ import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -33,32 +30,15 @@ import static org.awaitility.Awaitility.await;
  */
 class FleetDeferredTests {
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
-	private SwitchableProvider provider;
-
-	@BeforeEach
-	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
-		this.provider = new SwitchableProvider();
-	}
-
-	@AfterEach
-	void stop() {
-		this.provider.close();
-		this.redis.close();
-	}
+	private final SwitchableProvider provider = this.redis.closeAfterEach(new SwitchableProvider());
 
 	private List<ApplicationContextRunner> fleet() {
 		List<ApplicationContextRunner> runners = new ArrayList<>();
 		for (String name : List.of("a", "b", "c")) {
-			runners.add(Replicas.replica(this.redis, name, "llm.endpoints.primary.base-url=" + this.provider.baseUrl(),
-					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-					// the outage must not open the breaker: the background attempts are to reach the provider
-					"llm.defaults.circuit-breaker.sliding-window-size=500",
-					"llm.defaults.circuit-breaker.minimum-number-of-calls=500", "llm.gateway.deferral.delay=1s",
-					"llm.gateway.deferral.max-attempts=5")
-				.withBean(FleetEvents.class));
+			runners.add(this.redis.replica(name, RedisFleet.deferringPrimary(this.provider.baseUrl(), "1s", 5)));
 		}
 		return runners;
 	}
@@ -78,15 +58,15 @@ class FleetDeferredTests {
 			assertThat(questions).hasSize(requests);
 			this.provider.heal();
 
-			await().atMost(Duration.ofSeconds(30)).until(() -> completed(replicas).size() == requests);
+			await().atMost(Duration.ofSeconds(30)).until(() -> FleetEvents.completed(replicas).size() == requests);
 			// and no request completes twice, even later
 			await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
-				.until(() -> completed(replicas).size() == requests);
-			List<DeferredRequestCompletedEvent> events = completed(replicas);
+				.until(() -> FleetEvents.completed(replicas).size() == requests);
+			List<DeferredRequestCompletedEvent> events = FleetEvents.completed(replicas);
 			assertThat(events.stream().map(DeferredRequestCompletedEvent::getTicket).collect(Collectors.toSet()))
 				.isEqualTo(questions.keySet());
 			assertThat(this.provider.answers()).as("upstream answers: one per request").isEqualTo(requests);
-			assertThat(replicas.stream().filter((replica) -> !events(replica).completed.isEmpty()).count())
+			assertThat(replicas.stream().filter((replica) -> !FleetEvents.of(replica).completed.isEmpty()).count())
 				.as("replicas that completed requests").isGreaterThan(1);
 			for (DeferredRequestCompletedEvent event : events) {
 				for (ApplicationContext replica : replicas) {
@@ -97,7 +77,7 @@ class FleetDeferredTests {
 					assertThat(result.response().ticket()).isEqualTo(event.getTicket());
 				}
 			}
-			assertThat(replicas).allSatisfy((replica) -> assertThat(events(replica).failed).isEmpty());
+			assertThat(replicas).allSatisfy((replica) -> assertThat(FleetEvents.of(replica).failed).isEmpty());
 			for (ApplicationContext replica : replicas) {
 				await().atMost(Duration.ofSeconds(30)).until(
 						() -> replica.getBean(dev.llmresilience.engine.DeferredQueue.class).pending() == 0);
@@ -120,14 +100,6 @@ class FleetDeferredTests {
 
 	private static LlmGateway gateway(ApplicationContext replica) {
 		return replica.getBean(LlmGateway.class);
-	}
-
-	private static FleetEvents events(ApplicationContext replica) {
-		return replica.getBean(FleetEvents.class);
-	}
-
-	private static List<DeferredRequestCompletedEvent> completed(List<AssertableApplicationContext> replicas) {
-		return replicas.stream().flatMap((replica) -> events(replica).completed.stream()).toList();
 	}
 
 }

@@ -8,7 +8,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
@@ -18,21 +17,16 @@ import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockWebServer;
 import mockwebserver3.RecordedRequest;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.scheduler.Schedulers;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.context.ApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,42 +50,23 @@ class FleetEndRaceTests {
 
 	private static final int ROUND = 8;
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
-	private RacingProvider provider;
-
-	@BeforeEach
-	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
-		this.provider = new RacingProvider();
-	}
-
-	@AfterEach
-	void stop() {
-		this.provider.close();
-		this.redis.close();
-	}
+	private final RacingProvider provider = this.redis.closeAfterEach(new RacingProvider());
 
 	@Test
 	void requestRunByTwoReplicasAtOnceEndsOnceWithTheWinnersAnswer() {
-		String[] common = { "llm.shared-state.key-prefix=" + PREFIX,
-				"llm.endpoints.primary.base-url=" + this.provider.baseUrl(), "llm.endpoints.primary.model=primary-model",
-				"llm.defaults.retry.max-attempts=1",
-				// the first call of each request fails: that must not open the breaker
-				"llm.defaults.circuit-breaker.sliding-window-size=1000",
-				"llm.defaults.circuit-breaker.minimum-number-of-calls=1000", "llm.gateway.deferral.delay=200ms",
-				"llm.gateway.deferral.max-attempts=5" };
+		// the first call of each request fails: that must not open the breaker
+		String[] common = RedisFleet.deferringPrimary(this.provider.baseUrl(), "200ms", 5,
+				"llm.shared-state.key-prefix=" + PREFIX);
 		Replicas.run(List.of(
-				Replicas.replica(this.redis, "a", common)
-					.withPropertyValues("llm.shared-state.heartbeat=1h", "llm.shared-state.replica-timeout=2h")
-					.withBean(FleetEvents.class),
-				Replicas.replica(this.redis, "b", common).withBean(FleetEvents.class)), (replicas) -> {
+				this.redis.replica("a", common)
+					.withPropertyValues("llm.shared-state.heartbeat=1h", "llm.shared-state.replica-timeout=2h"),
+				this.redis.replica("b", common)), (replicas) -> {
 					ApplicationContext a = replicas.get(0);
-					try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-							StatefulRedisConnection<String, String> redis = client.connect()) {
-						// a's last heartbeat, long ago: b takes over what a holds at its next heartbeat
-						redis.sync().zadd(PREFIX + "replicas", 0, "a");
-					}
+					// a's last heartbeat, long ago: b takes over what a holds at its next heartbeat
+					this.redis.commands().zadd(PREFIX + "replicas", 0, "a");
 					for (int round = 0; round * ROUND < REQUESTS; round++) {
 						int first = round * ROUND;
 						List<ChatResponse> answers = Flux.range(first, Math.min(ROUND, REQUESTS - first))
@@ -101,14 +76,14 @@ class FleetEndRaceTests {
 							.block(Duration.ofSeconds(30));
 						assertThat(answers).allSatisfy((answer) -> assertThat(answer.tier()).isEqualTo(Tier.DEFERRED));
 						await().atMost(Duration.ofSeconds(30)).until(() -> answers.stream()
-							.allMatch((answer) -> completed(replicas, answer.ticket()).size() >= 1));
+							.allMatch((answer) -> FleetEvents.completed(replicas, answer.ticket()).size() >= 1));
 					}
 					// a second end would come within a heartbeat or two
 					await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
-						.untilAsserted(() -> assertThat(completed(replicas).count()).as("completion events, fleet-wide")
+						.untilAsserted(() -> assertThat(FleetEvents.completed(replicas).size()).as("completion events, fleet-wide")
 							.isEqualTo(REQUESTS));
 					assertThat(this.provider.raced()).as("requests both replicas ran at once").isEqualTo(REQUESTS);
-					List<DeferredRequestCompletedEvent> events = completed(replicas).toList();
+					List<DeferredRequestCompletedEvent> events = FleetEvents.completed(replicas);
 					assertThat(events).as("one completion event per request, fleet-wide")
 						.hasSize(REQUESTS)
 						.extracting(DeferredRequestCompletedEvent::getTicket)
@@ -129,10 +104,7 @@ class FleetEndRaceTests {
 					assertThat(replicas).allSatisfy((replica) -> assertThat(replica.getBean(FleetEvents.class).failed).isEmpty());
 					// nothing left on the stream (a counts the fleet's pending requests at its heartbeat only: b's count)
 					await().atMost(Duration.ofSeconds(10)).until(() -> queue(replicas.get(1)).pending() == 0);
-					try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-							StatefulRedisConnection<String, String> redis = client.connect()) {
-						assertThat(redis.sync().xlen(PREFIX + "deferred")).as("messages left on the stream").isZero();
-					}
+					assertThat(this.redis.commands().xlen(PREFIX + "deferred")).as("messages left on the stream").isZero();
 				});
 	}
 
@@ -142,15 +114,6 @@ class FleetEndRaceTests {
 
 	private static DeferredQueue queue(ApplicationContext replica) {
 		return replica.getBean(DeferredQueue.class);
-	}
-
-	private static Stream<DeferredRequestCompletedEvent> completed(List<AssertableApplicationContext> replicas) {
-		return replicas.stream().flatMap((replica) -> replica.getBean(FleetEvents.class).completed.stream());
-	}
-
-	private static List<DeferredRequestCompletedEvent> completed(List<AssertableApplicationContext> replicas,
-			String ticket) {
-		return completed(replicas).filter((event) -> event.getTicket().equals(ticket)).toList();
 	}
 
 	/**

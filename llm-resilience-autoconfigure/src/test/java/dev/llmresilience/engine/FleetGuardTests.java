@@ -16,6 +16,7 @@ import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.context.ApplicationContext;
 
@@ -30,14 +31,13 @@ import static org.awaitility.Awaitility.await;
  */
 class FleetGuardTests {
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet().clearOfTheHour(Duration.ofSeconds(60));
 
 	private final MockWebServer provider = new MockWebServer();
 
 	@BeforeEach
 	void start() throws Exception {
-		RedisServerSupport.clearOfTheHour(Duration.ofSeconds(60));
-		this.redis = RedisServerSupport.start();
 		this.provider.setDispatcher(new Dispatcher() {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) {
@@ -50,13 +50,12 @@ class FleetGuardTests {
 	@AfterEach
 	void stop() {
 		this.provider.close();
-		this.redis.close();
 	}
 
 	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> fleet(String... properties) {
 		List<org.springframework.boot.test.context.runner.ApplicationContextRunner> runners = new ArrayList<>();
 		for (String name : List.of("a", "b", "c")) {
-			runners.add(Replicas.replica(this.redis, name, "llm.endpoints.primary.base-url=" + this.provider.url("/v1"),
+			runners.add(this.redis.replica(name, "llm.endpoints.primary.base-url=" + this.provider.url("/v1"),
 					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1")
 				.withPropertyValues(properties));
 		}

@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.context.ApplicationContext;
 
@@ -46,7 +47,8 @@ class FleetKillTests {
 
 	private static final long SEED = Long.getLong("llm.kill.seed", System.nanoTime());
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
 	private KillPointProvider provider;
 
@@ -136,7 +138,6 @@ class FleetKillTests {
 
 	@BeforeEach
 	void start() {
-		this.redis = RedisServerSupport.start();
 		this.provider = new KillPointProvider();
 	}
 
@@ -146,18 +147,16 @@ class FleetKillTests {
 			child.kill();
 		}
 		this.provider.close();
-		this.redis.close();
 	}
 
 	@Test
 	void requestsOfReplicasKilledAtRandomPointsEndOnceOnTheSurvivor() {
 		System.out.println("FleetKillTests: " + RUNS + " runs, seed " + SEED + " (replay: -Dllm.kill.seed=" + SEED + ")");
 		Random random = new Random(SEED);
-		Replicas.run(List.of(Replicas.replica(this.redis, "survivor", "llm.shared-state.key-prefix=" + PREFIX,
+		Replicas.run(List.of(this.redis.replica("survivor", "llm.shared-state.key-prefix=" + PREFIX,
 				"llm.shared-state.replica-timeout=1s", "llm.endpoints.primary.base-url=" + this.provider.baseUrl("survivor"),
 				"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
-				"llm.gateway.deferral.delay=200ms", "llm.gateway.deferral.max-attempts=5")
-			.withBean(FleetEvents.class)), (replicas) -> {
+				"llm.gateway.deferral.delay=200ms", "llm.gateway.deferral.max-attempts=5")), (replicas) -> {
 				ApplicationContext survivor = replicas.get(0);
 				long started = System.nanoTime();
 				this.java = ChildReplica.JavaCommand.prepare(this.redis.port(), this.provider.baseUrl("warm"), PREFIX);

@@ -13,9 +13,6 @@ import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.output.StatusOutput;
 import io.lettuce.core.protocol.CommandArgs;
@@ -24,10 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
@@ -49,7 +46,8 @@ class FleetOutageTests {
 
 	private static final String UNAVAILABLE = "Shared LLM state on Redis is unavailable";
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet().clearOfTheHour(Duration.ofSeconds(90));
 
 	private SwitchableProvider provider;
 
@@ -57,8 +55,6 @@ class FleetOutageTests {
 
 	@BeforeEach
 	void start() throws Exception {
-		RedisServerSupport.clearOfTheHour(Duration.ofSeconds(90));
-		this.redis = RedisServerSupport.start();
 		this.provider = new SwitchableProvider();
 		this.provider.heal();
 		this.flaky = new SwitchableProvider();
@@ -68,7 +64,6 @@ class FleetOutageTests {
 	void stop() {
 		this.provider.close();
 		this.flaky.close();
-		this.redis.close();
 	}
 
 	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> fleet() {
@@ -79,25 +74,22 @@ class FleetOutageTests {
 				"llm.endpoints.flaky.priority=2", "llm.routes.default=primary", "llm.routes.flaky=flaky",
 				"llm.defaults.retry.max-attempts=1", "llm.gateway.guard.max-calls-per-hour=1000",
 				"llm.gateway.deferral.delay=1s", "llm.gateway.deferral.max-attempts=10" };
-		return List.of(Replicas.replica(this.redis, "a", properties).withBean(FleetEvents.class),
-				Replicas.replica(this.redis, "b", properties).withBean(FleetEvents.class));
+		return List.of(this.redis.replica("a", properties), this.redis.replica("b", properties));
 	}
 
 	@Test
 	void callsNeverWaitForARedisThatIsFrozen() {
 		Replicas.run(fleet(), (replicas) -> {
-			try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-					StatefulRedisConnection<String, String> connection = client.connect()) {
-				CompletableFuture<String> frozen = connection.async()
-					.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
-							new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(6))
-					.toCompletableFuture();
-				for (int i = 0; i < 20; i++) {
-					assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
-				}
-				assertThat(frozen).as("Redis still frozen after the 20 calls").isNotDone();
-				frozen.join();
+			CompletableFuture<String> frozen = this.redis.connection()
+				.async()
+				.dispatch(CommandType.DEBUG, new StatusOutput<>(StringCodec.UTF8),
+						new CommandArgs<>(StringCodec.UTF8).add("SLEEP").add(6))
+				.toCompletableFuture();
+			for (int i = 0; i < 20; i++) {
+				assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
 			}
+			assertThat(frozen).as("Redis still frozen after the 20 calls").isNotDone();
+			frozen.join();
 			for (ApplicationContext replica : replicas) {
 				await().atMost(Duration.ofSeconds(30)).until(() -> calls(replica) == 20);
 			}
@@ -116,7 +108,7 @@ class FleetOutageTests {
 				await().atMost(Duration.ofSeconds(30)).until(() -> calls(replica) == 4);
 			}
 
-			this.redis.stop();
+			this.redis.server().stop();
 			for (int i = 0; i < 20; i++) {
 				assertThat(chat(replicas.get(i % 2)).tier()).isEqualTo(Tier.PRIMARY);
 			}
@@ -142,7 +134,7 @@ class FleetOutageTests {
 			}
 			assertThat(count(output.getAll(), UNAVAILABLE)).as("one WARN per replica for the whole outage").isEqualTo(2);
 
-			this.redis.startAgain(); // empty: what the fleet knew is gone, each replica tells its part again
+			this.redis.server().startAgain(); // empty: what the fleet knew is gone, each replica tells its part again
 			for (ApplicationContext replica : replicas) {
 				await().atMost(Duration.ofSeconds(30)).until(() -> sharedState(replica).get("available").equals(true));
 			}
@@ -154,7 +146,7 @@ class FleetOutageTests {
 			await().atMost(Duration.ofSeconds(30)).until(() -> durable(a, ticket));
 			assertThat(a.getBean(LlmBreakersEndpoint.class).breakers().deferred().notDurable()).isZero();
 			this.flaky.heal();
-			await().atMost(Duration.ofSeconds(30)).until(() -> completed(replicas) == 1);
+			await().atMost(Duration.ofSeconds(30)).until(() -> FleetEvents.completed(replicas).size() == 1);
 			assertThat(state(b, ticket)).isEqualTo(DeferredResult.State.COMPLETED);
 			assertThat(state(a, ticket)).isEqualTo(DeferredResult.State.COMPLETED);
 			// calls made while Redis was down, and since, are counted in the fleet's window (the 4 before were
@@ -192,10 +184,6 @@ class FleetOutageTests {
 	@SuppressWarnings("unchecked")
 	private static Map<String, Object> sharedState(ApplicationContext replica) {
 		return (Map<String, Object>) health(replica).getDetails().get("sharedState");
-	}
-
-	private static long completed(List<AssertableApplicationContext> replicas) {
-		return replicas.stream().mapToLong((replica) -> replica.getBean(FleetEvents.class).completed.size()).sum();
 	}
 
 	private static int count(String text, String phrase) {

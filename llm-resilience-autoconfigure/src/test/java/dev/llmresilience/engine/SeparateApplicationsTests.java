@@ -8,12 +8,10 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
@@ -30,7 +28,8 @@ import static org.awaitility.Awaitility.await;
  */
 class SeparateApplicationsTests {
 
-	private RedisServerSupport redis;
+	@RegisterExtension
+	final RedisFleet redis = new RedisFleet();
 
 	private SwitchableProvider providerOfA;
 
@@ -38,7 +37,6 @@ class SeparateApplicationsTests {
 
 	@BeforeEach
 	void start() throws Exception {
-		this.redis = RedisServerSupport.start();
 		this.providerOfA = new SwitchableProvider();
 		this.providerOfA.heal();
 		this.providerOfB = new SwitchableProvider();
@@ -48,15 +46,14 @@ class SeparateApplicationsTests {
 	void stop() {
 		this.providerOfA.close();
 		this.providerOfB.close();
-		this.redis.close();
 	}
 
 	private ApplicationContextRunner application(String name, SwitchableProvider provider, String... more) {
-		return Replicas.replica(this.redis, name + "-1", "spring.application.name=" + name,
-				"llm.endpoints.primary.base-url=" + provider.baseUrl(), "llm.endpoints.primary.model=primary-model",
-				"llm.defaults.retry.max-attempts=1", "llm.gateway.deferral.delay=1s", "llm.gateway.deferral.max-attempts=10")
-			.withPropertyValues(more)
-			.withBean(FleetEvents.class);
+		return this.redis
+			.replica(name + "-1", "spring.application.name=" + name, "llm.endpoints.primary.base-url=" + provider.baseUrl(),
+					"llm.endpoints.primary.model=primary-model", "llm.defaults.retry.max-attempts=1",
+					"llm.gateway.deferral.delay=1s", "llm.gateway.deferral.max-attempts=10")
+			.withPropertyValues(more);
 	}
 
 	@Test
@@ -70,13 +67,10 @@ class SeparateApplicationsTests {
 				assertThat(deferred.tier()).isEqualTo(Tier.DEFERRED);
 				await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
 					.until(() -> state(a) == CircuitBreaker.State.CLOSED);
-				try (RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
-						StatefulRedisConnection<String, String> connection = client.connect()) {
-					assertThat(connection.sync().keys("*"))
-						.allMatch((key) -> key.startsWith("llm:orders:") || key.startsWith("llm:billing:"))
-						.anyMatch((key) -> key.startsWith("llm:billing:deferred:"))
-						.noneMatch((key) -> key.startsWith("llm:orders:deferred:"));
-				}
+				assertThat(this.redis.commands().keys("*"))
+					.allMatch((key) -> key.startsWith("llm:orders:") || key.startsWith("llm:billing:"))
+					.anyMatch((key) -> key.startsWith("llm:billing:deferred:"))
+					.noneMatch((key) -> key.startsWith("llm:orders:deferred:"));
 			});
 			// billing stopped with its request pending: past a replica-timeout (3 s) orders would take it over, if it saw it
 			await().during(Duration.ofSeconds(6)).atMost(Duration.ofSeconds(10))

@@ -28,7 +28,7 @@ final class SwitchableProvider implements AutoCloseable {
 
 	private final AtomicInteger answers = new AtomicInteger();
 
-	SwitchableProvider() throws Exception {
+	SwitchableProvider() {
 		this.server.setDispatcher(new Dispatcher() {
 			@Override
 			public MockResponse dispatch(RecordedRequest request) {

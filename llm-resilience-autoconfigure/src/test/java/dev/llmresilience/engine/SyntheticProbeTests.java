@@ -86,9 +86,9 @@ class SyntheticProbeTests {
 			assertThat(probes.succeeded()).isEqualTo(3);
 			assertThat(probes.lastOutcome()).isEqualTo(Outcome.SUCCESS);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
-			assertThat(meters.get("llm.endpoint.probes").tag("llm.endpoint", "primary").tag("outcome", "success")
+			assertThat(meters.get("llm.endpoint.probes").tag("llm.endpoint", "primary").tag("llm.outcome", "success")
 				.functionCounter().count()).isEqualTo(3);
-			assertThat(meters.get("llm.endpoint.probes").tag("llm.endpoint", "primary").tag("outcome", "failure")
+			assertThat(meters.get("llm.endpoint.probes").tag("llm.endpoint", "primary").tag("llm.outcome", "failure")
 				.functionCounter().count()).isZero();
 			LlmBreakersEndpoint.ProbeDescriptor shown = context.getBean(LlmBreakersEndpoint.class)
 				.breaker("primary")
