@@ -38,6 +38,27 @@ final class ChatWalk extends Operators.MonoSubscriber<Completion, ChatResponse> 
 	private @Nullable ChatResponse answer;
 
 	/**
+	 * The chat call, walked once it is subscribed (once).
+	 * @param walk the call's route walk
+	 * @param call the call's record
+	 * @param degrader what the call answers when no endpoint did
+	 * @param again how the deferred queue asks a route again later, or {@code null} for a background
+	 * try (see {@link #ChatWalk})
+	 * @return the answer
+	 */
+	static Mono<ChatResponse> chat(RouteWalk walk, GatewayCall call, Degrader degrader,
+			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
+		return new Mono<>() {
+
+			@Override
+			public void subscribe(CoreSubscriber<? super ChatResponse> actual) {
+				new ChatWalk(actual, walk, call, degrader, again).start();
+			}
+
+		};
+	}
+
+	/**
 	 * Create the walk of a chat call; {@link #start()} starts it.
 	 * @param actual the caller
 	 * @param walk the call's route walk
@@ -47,7 +68,7 @@ final class ChatWalk extends Operators.MonoSubscriber<Completion, ChatResponse> 
 	 * or {@code null} for a background try itself: it then completes empty instead of degrading, and
 	 * tells neither the observation nor the listeners of its end
 	 */
-	ChatWalk(CoreSubscriber<? super ChatResponse> actual, RouteWalk walk, GatewayCall call, Degrader degrader,
+	private ChatWalk(CoreSubscriber<? super ChatResponse> actual, RouteWalk walk, GatewayCall call, Degrader degrader,
 			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
 		super(actual);
 		this.walk = walk;
@@ -56,7 +77,7 @@ final class ChatWalk extends Operators.MonoSubscriber<Completion, ChatResponse> 
 		this.again = again;
 	}
 
-	void start() {
+	private void start() {
 		this.actual.onSubscribe(this);
 		this.call.start();
 		if (this.walk.admit() == Step.NEXT) {
@@ -71,7 +92,7 @@ final class ChatWalk extends Operators.MonoSubscriber<Completion, ChatResponse> 
 		if (isCancelled()) {
 			return;
 		}
-		this.walk.attempt(this.call.request(), RouteWalk.CHAT).subscribe(this);
+		this.walk.chat(this.call.request()).subscribe(this);
 	}
 
 	@Override

@@ -13,7 +13,6 @@ import dev.llmresilience.gateway.LlmGatewayListener;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
-import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -151,20 +150,13 @@ class DefaultLlmGateway implements LlmGateway {
 		});
 	}
 
-	// One chat call, its record and walk made for each subscriber; again is null for a background try.
+	// One chat call; again is null for a background try, which is not observed.
 	private Mono<ChatResponse> chat(String route, List<LlmEndpoint> endpoints, ChatRequest request,
 			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
-		return new Mono<>() {
-
-			@Override
-			public void subscribe(CoreSubscriber<? super ChatResponse> actual) {
-				Observation observation = (again != null) ? GatewayObservations.call(observations, route)
-						: Observation.NOOP;
-				GatewayCall call = new GatewayCall(route, request, false, shared, observation);
-				new ChatWalk(actual, walk(call, endpoints), call, degrader, again).start();
-			}
-
-		};
+		Observation observation = (again != null) ? GatewayObservations.call(this.observations, route)
+				: Observation.NOOP;
+		GatewayCall call = new GatewayCall(route, request, false, this.shared, observation);
+		return ChatWalk.chat(walk(call, endpoints), call, this.degrader, again);
 	}
 
 	private RouteWalk walk(GatewayCall call, List<LlmEndpoint> endpoints) {

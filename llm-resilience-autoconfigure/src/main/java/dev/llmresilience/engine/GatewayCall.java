@@ -131,18 +131,14 @@ final class GatewayCall {
 	 */
 	ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
 		String prefix = this.prefix;
-		return ChatResponse.builder()
-			.content(prefix.isEmpty() ? completion.content() : prefix + completion.content())
-			.endpoint(endpoint.name())
-			.model((completion.model() != null) ? completion.model() : endpoint.settings().model())
-			.tier(tier)
-			.finishReason(completion.finishReason())
-			.toolCalls(completion.toolCalls())
-			.usage(completion.usage())
-			.cost(this.cost)
-			.latency(elapsed())
-			.attempts(this.attempts)
-			.build();
+		String content = prefix.isEmpty() ? completion.content() : prefix + completion.content();
+		String model = (completion.model() != null) ? completion.model() : endpoint.settings().model();
+		// The canonical constructor, not ChatResponse.builder(): every successful chat comes here,
+		// and the builder is one more object per call wherever escape analysis does not remove it,
+		// which it does not always do (BENCHMARKS.md, AllocationCensus). A live answer has neither a
+		// ticket nor an age.
+		return new ChatResponse(content, endpoint.name(), model, tier, completion.finishReason(),
+				completion.toolCalls(), completion.usage(), this.cost, elapsed(), this.attempts, null, null);
 	}
 
 	// The observation stops once the answer is known, before it travels on: its key values (the

@@ -1,6 +1,7 @@
 package dev.llmresilience.engine;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 
@@ -28,11 +29,9 @@ import reactor.core.CorePublisher;
  */
 final class RouteWalk {
 
-	/** How a chat calls an endpoint. */
-	static final Shape<Completion> CHAT = LlmEndpoint::chat;
+	private static final Shape<Completion> CHAT = LlmEndpoint::chat;
 
-	/** How a stream calls an endpoint. */
-	static final Shape<CompletionDelta> STREAM = LlmEndpoint::stream;
+	private static final Shape<CompletionDelta> STREAM = LlmEndpoint::stream;
 
 	private static final Log logger = LogFactory.getLog(RouteWalk.class);
 
@@ -103,21 +102,44 @@ final class RouteWalk {
 	}
 
 	/**
-	 * Call the endpoint the walk is at: alone, or raced against the next one by a {@link Hedge}
-	 * when the route hedges and there is a next one.
-	 * @param <T> what the shape's call hands on
-	 * @param request the request as this endpoint is sent it
-	 * @param shape how to call an endpoint
+	 * Ask the endpoint the walk is at for a whole answer: alone, or raced against the next one by a
+	 * {@link Hedge} when {@link #hedges()}.
+	 * @param request the request
 	 * @return the call, to subscribe once
 	 */
-	<T> CorePublisher<? extends T> attempt(ChatRequest request, Shape<T> shape) {
+	CorePublisher<? extends Completion> chat(ChatRequest request) {
+		if (hedges()) {
+			return hedge(request, CHAT);
+		}
+		this.hedge = null;
+		return this.endpoints.get(this.index).chat(request, context(this.index, CallContext.Race.NONE));
+	}
+
+	/**
+	 * Stream from the endpoint the walk is at: alone, or raced against the next one by a
+	 * {@link Hedge} when {@link #hedges()}.
+	 * @param request the request as this endpoint is sent it
+	 * @return the call, to subscribe once
+	 */
+	CorePublisher<? extends CompletionDelta> stream(ChatRequest request) {
+		if (hedges()) {
+			return hedge(request, STREAM);
+		}
+		this.hedge = null;
+		return this.endpoints.get(this.index).stream(request, context(this.index, CallContext.Race.NONE));
+	}
+
+	// whether the endpoint the walk is at is hedged on the next one: the route hedges, and there is one
+	private boolean hedges() {
+		return this.hedging != null && this.index + 1 < this.endpoints.size();
+	}
+
+	// kept apart from chat and stream, whose unhedged call is every call's path and stays small
+	private <T> Hedge<T> hedge(ChatRequest request, Shape<T> shape) {
+		HedgePolicy hedging = this.hedging;
+		Objects.requireNonNull(hedging);
 		int at = this.index;
 		LlmEndpoint endpoint = this.endpoints.get(at);
-		HedgePolicy hedging = this.hedging;
-		if (hedging == null || at + 1 >= this.endpoints.size()) {
-			this.hedge = null;
-			return shape.call(endpoint, request, context(at, CallContext.Race.NONE));
-		}
 		LlmEndpoint next = this.endpoints.get(at + 1);
 		Hedge<T> hedge = new Hedge<>((race) -> shape.call(endpoint, request, context(at, race)),
 				(race) -> shape.call(next, request, context(at + 1, race)), hedging.delayNanos(endpoint),
@@ -253,12 +275,12 @@ final class RouteWalk {
 	}
 
 	/**
-	 * How a call's shape calls one endpoint.
+	 * How a call's shape calls one endpoint, for the two sides of a hedge.
 	 *
 	 * @param <T> what the call hands on
 	 */
 	@FunctionalInterface
-	interface Shape<T> {
+	private interface Shape<T> {
 
 		/**
 		 * Call an endpoint.
@@ -274,7 +296,7 @@ final class RouteWalk {
 	/** Where the walk goes next. */
 	enum Step {
 
-		/** Call the endpoint the walk is now at ({@link #attempt}). */
+		/** Call the endpoint the walk is now at ({@link #chat}, {@link #stream}). */
 		NEXT,
 
 		/** Try no further endpoint: the call degrades, having no answer. */

@@ -70,7 +70,7 @@ final class StreamWalk {
 	}
 
 	private Flux<ChatChunk> walk() {
-		return Flux.from(this.walk.attempt(this.request, RouteWalk.STREAM))
+		return Flux.from(this.walk.stream(this.request))
 			.map(this::chunk)
 			.onErrorResume(this::failed);
 	}
