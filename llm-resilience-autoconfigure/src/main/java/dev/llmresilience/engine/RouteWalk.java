@@ -111,7 +111,6 @@ final class RouteWalk {
 		if (hedges()) {
 			return hedge(request, CHAT);
 		}
-		this.hedge = null;
 		return this.endpoints.get(this.index).chat(request, context(this.index, CallContext.Race.NONE));
 	}
 
@@ -125,7 +124,6 @@ final class RouteWalk {
 		if (hedges()) {
 			return hedge(request, STREAM);
 		}
-		this.hedge = null;
 		return this.endpoints.get(this.index).stream(request, context(this.index, CallContext.Race.NONE));
 	}
 
@@ -136,8 +134,7 @@ final class RouteWalk {
 
 	// kept apart from chat and stream, whose unhedged call is every call's path and stays small
 	private <T> Hedge<T> hedge(ChatRequest request, Shape<T> shape) {
-		HedgePolicy hedging = this.hedging;
-		Objects.requireNonNull(hedging);
+		HedgePolicy hedging = Objects.requireNonNull(this.hedging);
 		int at = this.index;
 		LlmEndpoint endpoint = this.endpoints.get(at);
 		LlmEndpoint next = this.endpoints.get(at + 1);
