@@ -3,12 +3,10 @@ package dev.llmresilience.engine;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.function.Supplier;
 
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
 
 /**
  * At most {@code max-concurrent-calls} gateway calls in flight at once, over all routes, on top of
@@ -50,27 +48,8 @@ final class ConcurrencyLimit {
 	}
 
 	/**
-	 * Run a streamed call within the limit: each subscription takes a permit, held until the stream
-	 * ends, fails or is cancelled (given back before the end travels on); when none is free, the
-	 * refusal is subscribed instead.
-	 * @param <T> the chunks' type
-	 * @param call the call
-	 * @param refused what a refused call answers
-	 * @return the call, or its refusal
-	 */
-	public <T> Flux<T> admit(Flux<T> call, Supplier<Flux<T>> refused) {
-		if (this.bulkhead == null) {
-			return call;
-		}
-		return Flux.defer(() -> {
-			Runnable release = tryAcquire();
-			// given back before the end travels on: a caller that asks again the moment it has it finds it free
-			return (release != null) ? call.doOnTerminate(release).doOnCancel(release) : refused.get();
-		});
-	}
-
-	/**
-	 * Take a permit for a call that gives it back itself.
+	 * Take a permit for a call that gives it back itself (a chat when its walk ends, a stream when it
+	 * ends, fails or is cancelled).
 	 * @return the permit's release, to run (at least once) when the call ends; {@code null} when
 	 * none was free (the refusal is counted)
 	 */

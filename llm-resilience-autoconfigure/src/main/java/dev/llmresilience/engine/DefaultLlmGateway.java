@@ -1,6 +1,7 @@
 package dev.llmresilience.engine;
 
 import java.util.List;
+import java.util.function.BiFunction;
 
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -22,17 +23,33 @@ import reactor.core.publisher.Mono;
  * (DEFERRED), and last to the fast BUSY answer. Every
  * attempt is capped at what is left of the call's deadline; the call-volume guard and the daily
  * budget stop upstream calls altogether, and the limit on calls in flight refuses a call past it.
- * Chat and stream are one {@link GatewayCall} each.
+ * Each call, chat or stream, is recorded by one {@link GatewayCall} and walked by one
+ * {@link RouteWalk}, which a {@link ChatWalk} or a {@link StreamWalk} follows.
  */
 class DefaultLlmGateway implements LlmGateway {
 
 	private final EndpointRegistry endpoints;
 
-	private final GatewayContext context;
+	private final GatewaySettings settings;
+
+	private final Degradation degradation;
+
+	private final Degrader degrader;
+
+	private final GatewayCall.Shared shared;
+
+	private final RouteWalk.Guards guards;
+
+	private final ConfigurationWarnings warnings = new ConfigurationWarnings();
+
+	private final Hedging hedging;
 
 	private final ObservationRegistry observations;
 
 	private final RouteBalancer balancer;
+
+	// a deferred request's later try, handed to the deferred queue by a call that deferred one
+	private final BiFunction<String, ChatRequest, Mono<ChatResponse>> background = this::background;
 
 	/**
 	 * Create a gateway with no listener, no observations and no degradation but BUSY.
@@ -72,8 +89,12 @@ class DefaultLlmGateway implements LlmGateway {
 			Hedging hedging) {
 		this.endpoints = endpoints;
 		this.balancer = balancer;
-		this.context = new GatewayContext(settings, degradation, new Degrader(settings, degradation),
-				new Listeners(listeners), new ConfigurationWarnings(), hedging);
+		this.settings = settings;
+		this.degradation = degradation;
+		this.degrader = new Degrader(settings, degradation);
+		this.shared = new GatewayCall.Shared(settings.deadline(), new Listeners(listeners), degradation.budget());
+		this.guards = new RouteWalk.Guards(degradation.budget(), degradation.limit(), degradation.guard());
+		this.hedging = hedging;
 		this.observations = observations;
 		if (degradation.deferred() != null) {
 			degradation.deferred()
@@ -86,42 +107,38 @@ class DefaultLlmGateway implements LlmGateway {
 	 * @return the hedging
 	 */
 	public Hedging hedging() {
-		return this.context.hedging();
+		return this.hedging;
 	}
 
 	@Override
 	public Mono<ChatResponse> chat(ChatRequest request) {
 		return Mono.defer(() -> {
-			RequestChecks.check(request, this.context.settings());
+			RequestChecks.check(request, this.settings);
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = ordered(route);
-			if (endpoints == null) {
-				return Mono.error(unknownRoute(route));
-			}
-			return new GatewayCall(route, endpoints, request, this.context,
-					GatewayObservations.call(this.observations, route))
-				.chat((again) -> background(route, again));
+			return (endpoints != null) ? chat(route, endpoints, request, this.background)
+					: Mono.error(unknownRoute(route));
 		});
 	}
 
 	@Override
 	public Flux<ChatChunk> stream(ChatRequest request) {
 		return Flux.defer(() -> {
-			RequestChecks.check(request, this.context.settings());
+			RequestChecks.check(request, this.settings);
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = ordered(route);
 			if (endpoints == null) {
 				return Flux.error(unknownRoute(route));
 			}
-			return new GatewayCall(route, endpoints, request, this.context,
-					GatewayObservations.call(this.observations, route))
-				.stream();
+			GatewayCall call = new GatewayCall(route, request, true, this.shared,
+					GatewayObservations.call(this.observations, route));
+			return new StreamWalk(walk(call, endpoints), call, this.degrader, this.settings.resumeOnFallback()).start();
 		});
 	}
 
 	@Override
 	public Mono<DeferredResult> deferred(String ticket) {
-		DeferredQueue deferred = this.context.degradation().deferred();
+		DeferredQueue deferred = this.degradation.deferred();
 		return (deferred != null) ? deferred.lookup(ticket) : Mono.empty();
 	}
 
@@ -129,10 +146,21 @@ class DefaultLlmGateway implements LlmGateway {
 	private Mono<ChatResponse> background(String route, ChatRequest request) {
 		return Mono.defer(() -> {
 			List<LlmEndpoint> endpoints = ordered(route);
-			return (endpoints != null)
-					? new GatewayCall(route, endpoints, request, this.context, Observation.NOOP).live()
-					: Mono.error(unknownRoute(route));
+			return (endpoints != null) ? chat(route, endpoints, request, null) : Mono.error(unknownRoute(route));
 		});
+	}
+
+	// One chat call; again is null for a background try, which is not observed.
+	private Mono<ChatResponse> chat(String route, List<LlmEndpoint> endpoints, ChatRequest request,
+			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
+		Observation observation = (again != null) ? GatewayObservations.call(this.observations, route)
+				: Observation.NOOP;
+		GatewayCall call = new GatewayCall(route, request, false, this.shared, observation);
+		return ChatWalk.chat(walk(call, endpoints), call, this.degrader, again);
+	}
+
+	private RouteWalk walk(GatewayCall call, List<LlmEndpoint> endpoints) {
+		return new RouteWalk(call, endpoints, this.guards, this.hedging.route(call.route()), this.warnings);
 	}
 
 	// the route's endpoints in the order this call tries them, or null for an unknown route
@@ -142,8 +170,7 @@ class DefaultLlmGateway implements LlmGateway {
 	}
 
 	private String routeOf(ChatRequest request) {
-		return (request.route() != null) ? request.route()
-				: this.context.degradation().routeSelector().select(request);
+		return (request.route() != null) ? request.route() : this.degradation.routeSelector().select(request);
 	}
 
 	private LlmInvalidRequestException unknownRoute(String route) {

@@ -164,9 +164,7 @@ final class DeferredQueue implements AutoCloseable {
 	}
 
 	private void complete(DeferredEntry entry, ChatResponse response) {
-		ChatResponse answer = new ChatResponse(response.content(), response.endpoint(), response.model(),
-				response.tier(), response.finishReason(), response.toolCalls(), response.usage(), response.cost(),
-				response.latency(), response.attempts(), entry.ticket(), response.age());
+		ChatResponse answer = response.toBuilder().ticket(entry.ticket()).build();
 		end(entry.attempted(this.clock.instant()).completed(answer, this.clock.instant()),
 				() -> publishCompleted(entry.ticket(), answer));
 	}

@@ -57,8 +57,13 @@ final class Degrader {
 		if (deferred != null && request.deferrable() && !has(attempts, Outcome.GUARD_TRIPPED)
 				&& !has(attempts, Outcome.CONTENT_FILTERED)) {
 			return deferred.enqueue(request, again)
-				.map((ticket) -> new ChatResponse(this.settings.deferredMessage(), null, null, Tier.DEFERRED, null,
-						List.of(), null, null, latency, attempts, ticket, null))
+				.map((ticket) -> ChatResponse.builder()
+					.content(this.settings.deferredMessage())
+					.tier(Tier.DEFERRED)
+					.latency(latency)
+					.attempts(attempts)
+					.ticket(ticket)
+					.build())
 				.switchIfEmpty(Mono.defer(() -> {
 					logger.debug("The deferred queue is full (" + deferred.capacity() + "): answering BUSY");
 					return busy(route, attempts, latency);
@@ -81,9 +86,13 @@ final class Degrader {
 			return Mono.error(new LlmUnavailableException(route, made));
 		}
 		boolean filtered = has(made, Outcome.CONTENT_FILTERED);
-		return Mono.just(new ChatResponse(filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage(),
-				null, null, Tier.BUSY, filtered ? ChatResponse.CONTENT_FILTER : null, List.of(), null, null, latency, made, null,
-				null));
+		return Mono.just(ChatResponse.builder()
+			.content(filtered ? this.settings.contentFilteredMessage() : this.settings.busyMessage())
+			.tier(Tier.BUSY)
+			.finishReason(filtered ? ChatResponse.CONTENT_FILTER : null)
+			.latency(latency)
+			.attempts(made)
+			.build());
 	}
 
 	/**
@@ -125,9 +134,15 @@ final class Degrader {
 		ChatResponse original = cached.response();
 		Clock clock = this.degradation.clock();
 		Duration age = Duration.between(cached.answeredAt(), clock.instant());
-		return new ChatResponse(original.content(), original.endpoint(), original.model(), Tier.CACHED,
-				original.finishReason(), original.toolCalls(), original.usage(), null, latency, attempts, null,
-				age.isNegative() ? Duration.ZERO : age);
+		// the answer as it was, but none of its cost (nothing was paid for it now) or its ticket
+		return original.toBuilder()
+			.tier(Tier.CACHED)
+			.cost(null)
+			.latency(latency)
+			.attempts(attempts)
+			.ticket(null)
+			.age(age.isNegative() ? Duration.ZERO : age)
+			.build();
 	}
 
 	private static boolean has(List<Attempt> attempts, Outcome outcome) {

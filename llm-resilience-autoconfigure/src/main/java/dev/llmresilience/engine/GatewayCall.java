@@ -6,49 +6,40 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.function.BiConsumer;
-import java.util.function.BooleanSupplier;
-import java.util.function.Function;
 
 import dev.llmresilience.chat.Attempt;
-import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
-import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGatewayListener.HedgeOutcome;
 import dev.llmresilience.protocol.Completion;
 import io.micrometer.observation.Observation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
 /**
- * One gateway call, chat or stream: what its route walk shares (the route's endpoints in order, one
- * deadline that caps every attempt, one observation) and the same attempt accounting (listeners,
- * cost charged once per successful attempt) for both shapes. The walk itself is a {@link ChatWalk}
- * or a {@link StreamWalk}. The deadline bounds a chat call whole and a stream until its first token;
- * the request's own deadline also bounds a whole stream.
+ * The record of one gateway call, chat or stream: its request, its deadline, every attempt as it
+ * ends (each successful one's cost charged to the daily budget), and its end, told to its
+ * observation and the gateway's listeners. The deadline bounds a chat call whole and a stream until
+ * its first token; the request's own deadline also bounds a whole stream. A stream's answer is the
+ * whole of the streamed attempt that ended well (after any text relayed before a continuation), so
+ * it is told when that attempt ends; a chat's answer is told by its walk, once it is kept for the
+ * cache. It knows nothing of the walk: {@link RouteWalk} and the walks write to it.
  */
 final class GatewayCall {
 
 	private static final AtomicIntegerFieldUpdater<GatewayCall> STOPPED = AtomicIntegerFieldUpdater
 		.newUpdater(GatewayCall.class, "stopped");
 
-	private static final Log logger = LogFactory.getLog(GatewayCall.class);
-
 	private final String route;
 
-	private final List<LlmEndpoint> endpoints;
+	private final ChatRequest request;
 
-	private final ChatRequest original;
+	private final boolean stream;
 
-	private final GatewayContext gateway;
+	private final Shared shared;
 
 	private final Observation observation;
 
@@ -62,89 +53,92 @@ final class GatewayCall {
 
 	private volatile @Nullable BigDecimal cost;
 
-	private final @Nullable HedgePolicy hedging;
+	// the text a stream relayed before it broke and was continued on another endpoint
+	private volatile String prefix = "";
 
 	private volatile int stopped;
 
-	private @Nullable StreamWalk stream;
-
-	GatewayCall(String route, List<LlmEndpoint> endpoints, ChatRequest request, GatewayContext gateway,
-			Observation observation) {
+	/**
+	 * Create the record of a call.
+	 * @param route the route
+	 * @param request the request
+	 * @param stream whether the call is a stream (its answer is then told as its attempt ends)
+	 * @param shared what the calls of the gateway share
+	 * @param observation the call's observation, not started
+	 */
+	GatewayCall(String route, ChatRequest request, boolean stream, Shared shared, Observation observation) {
 		this.route = route;
-		this.endpoints = endpoints;
-		this.original = request;
-		this.gateway = gateway;
+		this.request = request;
+		this.stream = stream;
+		this.shared = shared;
 		this.observation = observation;
-		Duration deadline = (request.deadline() != null) ? request.deadline() : gateway.settings().deadline();
+		Duration deadline = (request.deadline() != null) ? request.deadline() : shared.deadline();
 		this.deadlineNanos = plus(this.start, deadline);
 		this.streamDeadlineNanos = (request.deadline() != null) ? plus(this.start, request.deadline()) : Long.MAX_VALUE;
-		this.hedging = gateway.hedging().route(route);
 	}
 
 	/**
-	 * The call as chat: the route's first whole answer, else a degraded one.
-	 * @param again how the deferred queue asks the route again later
-	 * @return the answer
+	 * Each attempt as it ends: to the listeners, a successful one's tokens to the budget, and a
+	 * stream's successful attempt as the call's answer.
+	 * @param endpoint the attempt's endpoint
+	 * @param tier the tier of an answer from that endpoint
+	 * @param attempt the attempt
+	 * @param completion its whole answer when it succeeded, else {@code null}
 	 */
-	Mono<ChatResponse> chat(Function<ChatRequest, Mono<ChatResponse>> again) {
-		return ChatWalk.chat(this, again);
-	}
-
-	/**
-	 * The route walk of a chat call.
-	 * @return the first answer; empty when none answered, a guard or the limit on calls in flight
-	 * stopped the walk, or the deadline left no room; an error only for a caller error
-	 */
-	Mono<ChatResponse> live() {
-		return ChatWalk.live(this);
-	}
-
-	/**
-	 * The call as a stream.
-	 * @return the chunks; one BUSY chunk when no endpoint could start
-	 */
-	Flux<ChatChunk> stream() {
-		StreamWalk stream = new StreamWalk(this);
-		this.stream = stream;
-		return stream.start().doOnSubscribe((subscription) -> start())
-			.doOnError(this::failed)
-			.doFinally((signal) -> stop());
-	}
-
-	CallContext context(int index, CallContext.Race race) {
-		Leg leg = new Leg(index);
-		return new CallContext(leg, this.observation, this.deadlineNanos, this.streamDeadlineNanos,
-				this.gateway.degradation().guard(), leg, race);
-	}
-
-	// A hedge that was sent or refused: to the route's counts and the listeners.
-	void hedged(HedgePolicy policy, HedgeOutcome outcome, LlmEndpoint first, LlmEndpoint second) {
-		policy.count(outcome);
-		this.gateway.listeners().onHedge(this.route, first.name(), second.name(), outcome);
-	}
-
-	// Each attempt as it ends: to the listeners, and a successful one's tokens to the budget.
-	private void attempted(EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
+	void attempted(LlmEndpoint endpoint, Tier tier, Attempt attempt, @Nullable Completion completion) {
+		EndpointSettings settings = endpoint.settings();
 		this.attempts.add(attempt);
 		this.cost = null;
-		if (completion != null && endpoint.routing().price() != null) {
-			this.cost = endpoint.routing().price().costOf(completion.usage());
+		if (completion != null && settings.routing().price() != null) {
+			this.cost = settings.routing().price().costOf(completion.usage());
 			if (this.cost != null) {
-				this.gateway.degradation().budget().record(this.cost);
+				this.shared.budget().record(this.cost);
 			}
 		}
-		this.gateway.listeners().onAttempt(this.route, endpoint, attempt, completion);
-		StreamWalk stream = this.stream;
-		if (stream != null && completion != null) {
-			stream.completed(endpoint, completion);
+		this.shared.listeners().onAttempt(this.route, settings, attempt, completion);
+		if (this.stream && completion != null) {
+			answered(answer(endpoint, tier, completion));
 		}
 	}
 
+	// The gateway-wide limit refused the call: one attempt, refused, on the endpoint it would have tried first.
+	void refused(LlmEndpoint first) {
+		Attempt refused = new Attempt(first.name(), Outcome.GATEWAY_FULL, Duration.ZERO);
+		this.attempts.add(refused);
+		this.shared.listeners().onAttempt(this.route, first.settings(), refused, null);
+	}
+
+	// A hedge that was sent or refused: to the listeners.
+	void hedged(HedgeOutcome outcome, LlmEndpoint first, LlmEndpoint second) {
+		this.shared.listeners().onHedge(this.route, first.name(), second.name(), outcome);
+	}
+
+	/**
+	 * A stream broke after its first token and goes on on another endpoint: the answer is what it
+	 * relayed so far, then the continuation.
+	 * @param relayed the text relayed so far
+	 */
+	void continuing(String relayed) {
+		this.prefix = relayed;
+	}
+
+	/**
+	 * The call's answer from an endpoint.
+	 * @param endpoint the endpoint that answered
+	 * @param tier its tier ({@link RouteWalk#tier(int)})
+	 * @param completion its answer
+	 * @return the response
+	 */
 	ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
-		return new ChatResponse(completion.content(), endpoint.name(),
-				(completion.model() != null) ? completion.model() : endpoint.settings().upstream().model(), tier,
-				completion.finishReason(), completion.toolCalls(), completion.usage(), this.cost, elapsed(),
-				this.attempts, null, null);
+		String prefix = this.prefix;
+		String content = prefix.isEmpty() ? completion.content() : prefix + completion.content();
+		String model = (completion.model() != null) ? completion.model() : endpoint.settings().upstream().model();
+		// The canonical constructor, not ChatResponse.builder(): every successful chat comes here,
+		// and the builder is one more object per call wherever escape analysis does not remove it,
+		// which it does not always do (BENCHMARKS.md, AllocationCensus). A live answer has neither a
+		// ticket nor an age.
+		return new ChatResponse(content, endpoint.name(), model, tier, completion.finishReason(),
+				completion.toolCalls(), completion.usage(), this.cost, elapsed(), this.attempts, null, null);
 	}
 
 	// The observation stops once the answer is known, before it travels on: its key values (the
@@ -152,7 +146,13 @@ final class GatewayCall {
 	void answered(ChatResponse response) {
 		GatewayObservations.answered(this.observation, response);
 		stop();
-		this.gateway.listeners().onResponse(this.route, response);
+		this.shared.listeners().onResponse(this.route, response);
+	}
+
+	void failed(Throwable error) {
+		this.observation.error(error);
+		stop();
+		this.shared.listeners().onError(this.route, error);
 	}
 
 	/** Start the call's observation. */
@@ -167,29 +167,6 @@ final class GatewayCall {
 		}
 	}
 
-	void failed(Throwable error) {
-		this.observation.error(error);
-		stop();
-		this.gateway.listeners().onError(this.route, error);
-	}
-
-	// The gateway-wide limit refused the call: one attempt, refused, on the endpoint it would have tried first.
-	void refused() {
-		LlmEndpoint first = this.endpoints.get(0);
-		attempted(first.settings(), new Attempt(first.name(), Outcome.GATEWAY_FULL, Duration.ZERO), null);
-	}
-
-	void skipped(LlmEndpoint endpoint, Throwable error, String next) {
-		Outcome outcome = FailureClassifier.outcomeOf(error);
-		if (outcome == Outcome.CONFIGURATION_ERROR) {
-			this.gateway.warnings().warn(endpoint.name(), error);
-		}
-		else if (logger.isDebugEnabled()) {
-			logger.debug("Endpoint '" + endpoint.name() + "' failed with " + outcome + "; " + next + " of route '"
-					+ this.route + "': " + error.getMessage());
-		}
-	}
-
 	Duration elapsed() {
 		return Duration.ofNanos(now() - this.start);
 	}
@@ -198,58 +175,24 @@ final class GatewayCall {
 		return this.route;
 	}
 
-	List<LlmEndpoint> endpoints() {
-		return this.endpoints;
-	}
-
-	ChatRequest original() {
-		return this.original;
-	}
-
-	GatewayContext gateway() {
-		return this.gateway;
+	ChatRequest request() {
+		return this.request;
 	}
 
 	List<Attempt> attempts() {
 		return this.attempts;
 	}
 
-	@Nullable HedgePolicy hedging() {
-		return this.hedging;
+	Observation observation() {
+		return this.observation;
 	}
 
-	@Nullable BigDecimal cost() {
-		return this.cost;
+	long deadlineNanos() {
+		return this.deadlineNanos;
 	}
 
-	/**
-	 * What one endpoint's attempts tell the call: each attempt as it ends, and whether a later
-	 * endpoint would take the call now.
-	 */
-	private final class Leg implements BiConsumer<Attempt, @Nullable Completion>, BooleanSupplier {
-
-		private final int index;
-
-		Leg(int index) {
-			this.index = index;
-		}
-
-		@Override
-		public void accept(Attempt attempt, @Nullable Completion completion) {
-			attempted(GatewayCall.this.endpoints.get(this.index).settings(), attempt, completion);
-		}
-
-		@Override
-		public boolean getAsBoolean() {
-			List<LlmEndpoint> endpoints = GatewayCall.this.endpoints;
-			for (int i = this.index + 1; i < endpoints.size(); i++) {
-				if (endpoints.get(i).admitsCalls()) {
-					return true;
-				}
-			}
-			return false;
-		}
-
+	long streamDeadlineNanos() {
+		return this.streamDeadlineNanos;
 	}
 
 	private static long plus(long at, Duration duration) {
@@ -259,6 +202,17 @@ final class GatewayCall {
 
 	private static long now() {
 		return Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+	}
+
+	/**
+	 * What the calls of one gateway share.
+	 *
+	 * @param deadline the longest a call may take when its request sets no deadline (for a stream,
+	 * until its first chunk)
+	 * @param listeners the listeners
+	 * @param budget the daily budget each answer's cost is added to
+	 */
+	record Shared(Duration deadline, Listeners listeners, BudgetGuard budget) {
 	}
 
 }

@@ -1,7 +1,7 @@
 package dev.llmresilience.engine;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -11,7 +11,9 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.LlmGatewayListener.HedgeOutcome;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscriber;
 import org.reactivestreams.Subscription;
+import reactor.core.CorePublisher;
 import reactor.core.CoreSubscriber;
 import reactor.core.Disposable;
 import reactor.core.publisher.Operators;
@@ -26,15 +28,17 @@ import reactor.util.context.Context;
  * Nothing of a side reaches the subscriber before it has won, so a streamed answer never mixes
  * two endpoints. When a side fails before either won, the other is waited for (a failure the
  * gateway would not fall back on ends both); when both fail, the last failure is the hedge's.
+ * What came of it is told by {@link Side}: whose elements were handed on ({@link #answering()}),
+ * whose failure ended it ({@link #failing()}), and how many endpoints it tried
+ * ({@link #endpointsCovered()}). It is subscribed once.
  *
  * @param <T> what each side hands on: a completion, or a stream's chunks
  */
-final class Hedge<T> implements Subscription {
+final class Hedge<T> implements CorePublisher<T>, Subscription {
 
-	private static final int NONE = -1;
-
-	private static final AtomicIntegerFieldUpdater<Hedge> WINNER = AtomicIntegerFieldUpdater.newUpdater(Hedge.class,
-			"winner");
+	@SuppressWarnings("rawtypes")
+	private static final AtomicReferenceFieldUpdater<Hedge, Hedge.Racer> WINNER = AtomicReferenceFieldUpdater
+		.newUpdater(Hedge.class, Hedge.Racer.class, "winner");
 
 	private final Function<CallContext.Race, Publisher<? extends T>> firstCall;
 
@@ -48,13 +52,16 @@ final class Hedge<T> implements Subscription {
 
 	private final Consumer<HedgeOutcome> outcomes;
 
-	private final Side first = new Side(0);
+	private final Racer first = new Racer(Side.FIRST);
 
-	private final Side other = new Side(1);
+	private final Racer other = new Racer(Side.SECOND);
 
 	private CoreSubscriber<? super T> actual = Operators.emptySubscriber();
 
-	private volatile int winner = NONE;
+	private volatile @Nullable Racer winner;
+
+	// the side whose failure was handed on
+	private volatile @Nullable Racer failed;
 
 	private volatile boolean hedged;
 
@@ -78,28 +85,51 @@ final class Hedge<T> implements Subscription {
 		this.outcomes = outcomes;
 	}
 
-	void start(CoreSubscriber<? super T> actual) {
+	@Override
+	public void subscribe(Subscriber<? super T> actual) {
+		subscribe(Operators.toCoreSubscriber(actual));
+	}
+
+	@Override
+	public void subscribe(CoreSubscriber<? super T> actual) {
 		this.actual = actual;
 		actual.onSubscribe(this);
 		this.first.start(this.firstCall);
-		if (this.winner == NONE && !this.first.done && !this.cancelled) {
+		if (this.winner == null && !this.first.done && !this.cancelled) {
 			this.timer = Schedulers.parallel().schedule(this::delayPassed, this.delayNanos, TimeUnit.NANOSECONDS);
 		}
 	}
 
-	// whether the request was sent to the second endpoint too
-	boolean hedged() {
-		return this.hedged;
+	/**
+	 * The side whose elements were handed on: the winner, once one has won.
+	 * @return the side that won, or {@link Side#FIRST} while none has
+	 */
+	Side answering() {
+		Racer winner = this.winner;
+		return (winner != null) ? winner.side : Side.FIRST;
 	}
 
-	// 0 for the endpoint tried first, 1 for the hedge, -1 while none has won
-	int winner() {
-		return this.winner;
+	/**
+	 * The side whose failure ended the hedge: the winner's, once one has won, else the one that
+	 * failed last (or the only one, when the hedge was never sent).
+	 * @return the side
+	 */
+	Side failing() {
+		Racer failed = this.failed;
+		return (failed != null) ? failed.side : Side.FIRST;
+	}
+
+	/**
+	 * How many endpoints the hedge tried: the walk goes on past them.
+	 * @return 2 when the request was sent to the second endpoint too, else 1
+	 */
+	int endpointsCovered() {
+		return this.hedged ? 2 : 1;
 	}
 
 	private void delayPassed() {
 		synchronized (this) {
-			if (this.cancelled || this.terminated || this.winner != NONE || this.first.done
+			if (this.cancelled || this.terminated || this.winner != null || this.first.done
 					|| !this.secondAdmits.getAsBoolean()) {
 				return;
 			}
@@ -115,12 +145,12 @@ final class Hedge<T> implements Subscription {
 		}
 	}
 
-	private boolean won(Side side) {
-		if (!WINNER.compareAndSet(this, NONE, side.index)) {
-			return this.winner == side.index;
+	private boolean won(Racer side) {
+		if (!WINNER.compareAndSet(this, null, side)) {
+			return this.winner == side;
 		}
 		stopTimer();
-		Side loser = (side == this.first) ? this.other : this.first;
+		Racer loser = (side == this.first) ? this.other : this.first;
 		boolean race;
 		synchronized (this) {
 			race = this.hedged && !loser.done;
@@ -135,24 +165,26 @@ final class Hedge<T> implements Subscription {
 		return true;
 	}
 
-	private void failed(Side side, Throwable error) {
-		Side loser = (side == this.first) ? this.other : this.first;
+	private void failed(Racer side, Throwable error) {
+		Racer loser = (side == this.first) ? this.other : this.first;
 		boolean cancelOther;
 		boolean noWinner;
 		synchronized (this) {
 			side.done = true;
-			if (this.terminated || (this.winner != NONE && this.winner != side.index)) {
+			Racer winner = this.winner;
+			if (this.terminated || (winner != null && winner != side)) {
 				return;
 			}
 			boolean otherRuns = this.hedged && !loser.done;
-			if (this.winner == NONE && otherRuns
+			if (winner == null && otherRuns
 					&& FailureClassifier.outcomeOf(error).action() == Outcome.Action.FALL_BACK) {
 				// the other side may still answer
 				return;
 			}
 			this.terminated = true;
-			cancelOther = this.winner == NONE && otherRuns;
-			noWinner = this.winner == NONE && this.hedged && !otherRuns;
+			this.failed = side;
+			cancelOther = winner == null && otherRuns;
+			noWinner = winner == null && this.hedged && !otherRuns;
 		}
 		stopTimer();
 		if (cancelOther) {
@@ -164,7 +196,7 @@ final class Hedge<T> implements Subscription {
 		this.actual.onError(error);
 	}
 
-	private void completed(Side side) {
+	private void completed(Racer side) {
 		// a side that ends well has had its token: it won then, unless it lost the race at it
 		boolean mine = won(side);
 		synchronized (this) {
@@ -213,10 +245,17 @@ final class Hedge<T> implements Subscription {
 		}
 	}
 
-	/** One side of the race: the subscriber of its endpoint's call, and the race that call is told of. */
-	private final class Side implements CoreSubscriber<T>, CallContext.Race {
+	/** A side of a hedge: the endpoint tried first, or the next one, which the hedge was sent to. */
+	enum Side {
 
-		private final int index;
+		FIRST, SECOND
+
+	}
+
+	/** One side of the race: the subscriber of its endpoint's call, and the race that call is told of. */
+	private final class Racer implements CoreSubscriber<T>, CallContext.Race {
+
+		private final Side side;
 
 		private @Nullable Subscription subscription;
 
@@ -226,8 +265,8 @@ final class Hedge<T> implements Subscription {
 
 		private volatile boolean cancelled;
 
-		Side(int index) {
-			this.index = index;
+		Racer(Side side) {
+			this.side = side;
 		}
 
 		void start(Function<CallContext.Race, Publisher<? extends T>> call) {
@@ -268,7 +307,7 @@ final class Hedge<T> implements Subscription {
 
 		@Override
 		public void onNext(T element) {
-			if (Hedge.this.winner == this.index) {
+			if (Hedge.this.winner == this) {
 				Hedge.this.actual.onNext(element);
 			}
 		}

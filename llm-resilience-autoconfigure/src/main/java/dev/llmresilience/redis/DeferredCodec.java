@@ -222,15 +222,22 @@ final class DeferredCodec {
 		JsonNode usage = node.nullable("usage");
 		Fields usageFields = (usage != null) ? new Fields(usage, "response.usage") : null;
 		String cost = node.nullableString("cost");
-		return new ChatResponse(node.string("content"), node.nullableString("endpoint"), node.nullableString("model"),
-				node.constant("tier", Tier::valueOf), node.nullableString("finishReason"),
-				node.list("toolCalls", this::toolCall),
-				(usageFields != null) ? new Usage(usageFields.nullableInteger("promptTokens"),
-						usageFields.nullableInteger("completionTokens")) : null,
-				(cost != null) ? decimal(cost) : null, node.duration("latency"),
-				node.list("attempts", (attempt) -> new Attempt(attempt.string("endpoint"),
-						attempt.constant("outcome", Outcome::valueOf), attempt.duration("duration"))),
-				node.nullableString("ticket"), node.nullableDuration("age"));
+		return ChatResponse.builder()
+			.content(node.string("content"))
+			.endpoint(node.nullableString("endpoint"))
+			.model(node.nullableString("model"))
+			.tier(node.constant("tier", Tier::valueOf))
+			.finishReason(node.nullableString("finishReason"))
+			.toolCalls(node.list("toolCalls", this::toolCall))
+			.usage((usageFields != null) ? new Usage(usageFields.nullableInteger("promptTokens"),
+					usageFields.nullableInteger("completionTokens")) : null)
+			.cost((cost != null) ? decimal(cost) : null)
+			.latency(node.duration("latency"))
+			.attempts(node.list("attempts", (attempt) -> new Attempt(attempt.string("endpoint"),
+					attempt.constant("outcome", Outcome::valueOf), attempt.duration("duration"))))
+			.ticket(node.nullableString("ticket"))
+			.age(node.nullableDuration("age"))
+			.build();
 	}
 
 	private static BigDecimal decimal(String cost) {

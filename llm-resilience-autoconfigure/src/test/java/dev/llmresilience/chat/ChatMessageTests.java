@@ -65,11 +65,14 @@ class ChatMessageTests {
 
 	@Test
 	void aResponseBecomesTheAssistantMessageToSendBack() {
-		ChatResponse calls = new ChatResponse("", "primary", "m", Tier.PRIMARY, "tool_calls", List.of(CALL), null, null,
-				java.time.Duration.ZERO, List.of(), null, null);
+		ChatResponse calls = ChatResponse.builder()
+			.endpoint("primary")
+			.model("m")
+			.finishReason("tool_calls")
+			.toolCalls(List.of(CALL))
+			.build();
 		assertThat(calls.toMessage()).isEqualTo(ChatMessage.assistant(null, List.of(CALL)));
-		ChatResponse text = new ChatResponse("Hi.", "primary", "m", Tier.PRIMARY, "stop", List.of(), null, null,
-				java.time.Duration.ZERO, List.of(), null, null);
+		ChatResponse text = ChatResponse.builder().content("Hi.").endpoint("primary").model("m").finishReason("stop").build();
 		assertThat(text.toMessage()).isEqualTo(ChatMessage.assistant("Hi."));
 	}
 

@@ -1,7 +1,6 @@
 package dev.llmresilience.chat;
 
 import java.time.Duration;
-import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -17,16 +16,27 @@ class TicketInTextTests {
 
 	@Test
 	void aDeferredAnswerSaysItHasATicketWithoutShowingIt() {
-		ChatResponse deferred = new ChatResponse("later", null, null, Tier.DEFERRED, null, List.of(), null, null,
-				Duration.ofMillis(12), List.of(), TICKET, null);
+		ChatResponse deferred = ChatResponse.builder()
+			.content("later")
+			.tier(Tier.DEFERRED)
+			.latency(Duration.ofMillis(12))
+			.ticket(TICKET)
+			.build();
 		assertThat(deferred.toString()).doesNotContain(TICKET).contains("ticket=(hidden)").contains("tier=DEFERRED");
 		assertThat(deferred.ticket()).isEqualTo(TICKET);
 	}
 
 	@Test
 	void aDeferredResultShowsItsStateButNotItsTicket() {
-		ChatResponse answer = new ChatResponse("done", "primary", "m", Tier.DEFERRED, "stop", List.of(), null, null,
-				Duration.ofMillis(5), List.of(), TICKET, null);
+		ChatResponse answer = ChatResponse.builder()
+			.content("done")
+			.endpoint("primary")
+			.model("m")
+			.tier(Tier.DEFERRED)
+			.finishReason("stop")
+			.latency(Duration.ofMillis(5))
+			.ticket(TICKET)
+			.build();
 		DeferredResult result = new DeferredResult(TICKET, DeferredResult.State.COMPLETED, answer, null, true);
 		assertThat(result.toString()).doesNotContain(TICKET).contains("state=COMPLETED").contains("durable=true");
 	}

@@ -154,9 +154,12 @@ class DegradationConfigurationTests {
 
 			@Override
 			public Optional<CachedAnswer> get(String key) {
-				return Optional.of(new CachedAnswer(new ChatResponse("from the application's cache", "primary", "m",
-						Tier.PRIMARY, "stop", List.of(), null, null, Duration.ZERO, List.of(), null, null),
-						Clock.systemUTC().instant()));
+				return Optional.of(new CachedAnswer(ChatResponse.builder()
+					.content("from the application's cache")
+					.endpoint("primary")
+					.model("m")
+					.finishReason("stop")
+					.build(), Clock.systemUTC().instant()));
 			}
 
 		};

@@ -138,8 +138,12 @@ class DegradationWatchTests {
 
 	private static void answer(DegradationWatch watch, Tier... tiers) {
 		for (Tier tier : tiers) {
-			watch.onResponse("default", new ChatResponse("text", (tier == Tier.BUSY) ? null : "primary", null, tier, null,
-					List.of(), null, null, Duration.ofMillis(5), List.of(), null, null));
+			watch.onResponse("default", ChatResponse.builder()
+				.content("text")
+				.endpoint((tier == Tier.BUSY) ? null : "primary")
+				.tier(tier)
+				.latency(Duration.ofMillis(5))
+				.build());
 		}
 	}
 

@@ -11,6 +11,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.gateway.LlmGatewayListener;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.BreakerCalls;
 import dev.llmresilience.support.FakeUpstream;
@@ -200,6 +201,42 @@ class HedgingTests {
 			CircuitBreaker.Metrics hedge = endpoint(context, "backup").circuitBreaker().getMetrics();
 			assertThat(hedge.getNumberOfSlowSuccessfulCalls()).isOne();
 			assertThat(hedge.getNumberOfFailedCalls()).isZero();
+			backup.open();
+		});
+	}
+
+	@Test
+	void streamOfTheEndpointTriedFirstThatWinsAfterTheHedgeStartedIsPrimaryForItsListenersAsForItsChunks() {
+		Gate primary = new Gate(sse(stream("from ", "primary")));
+		Gate backup = new Gate(sse(stream("never ", "seen")));
+		this.upstreams.primary().setDispatcher(primary);
+		this.upstreams.backup().setDispatcher(backup);
+		List<ChatResponse> answered = new CopyOnWriteArrayList<>();
+		LlmGatewayListener listener = new LlmGatewayListener() {
+			@Override
+			public void onResponse(String route, ChatResponse response) {
+				answered.add(response);
+			}
+		};
+		hedging().withBean(LlmGatewayListener.class, () -> listener).run((context) -> {
+			LlmGateway gateway = context.getBean(LlmGateway.class);
+			StepVerifier.withVirtualTime(() -> gateway.stream(ChatRequest.ofUser("hello")))
+				.expectSubscription()
+				.then(() -> awaitRequests(this.upstreams.primary(), 1))
+				.thenAwait(Duration.ofSeconds(2))
+				.then(() -> awaitRequests(this.upstreams.backup(), 1))
+				.then(primary::open)
+				.thenConsumeWhile((chunk) -> chunk.tier() == Tier.PRIMARY)
+				.expectComplete()
+				.verify(VERIFY);
+			// the hedge's lost attempt is the first the call recorded: the tier is still the answer's endpoint's
+			assertThat(answered).singleElement().satisfies((answer) -> {
+				assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
+				assertThat(answer.endpoint()).isEqualTo("primary");
+				assertThat(answer.content()).isEqualTo("from primary");
+				assertThat(answer.attempts()).extracting(Attempt::endpoint, Attempt::outcome)
+					.containsExactly(tuple("backup", Outcome.HEDGE_LOST), tuple("primary", Outcome.SUCCESS));
+			});
 			backup.open();
 		});
 	}

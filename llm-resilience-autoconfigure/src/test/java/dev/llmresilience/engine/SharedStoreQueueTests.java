@@ -11,7 +11,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
-import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.DeferredRequestFailedEvent;
 import dev.llmresilience.spi.DeferredStore;
@@ -220,8 +219,13 @@ class SharedStoreQueueTests {
 	}
 
 	private static ChatResponse response(String content) {
-		return new ChatResponse(content, "primary", "primary-model", Tier.PRIMARY, "stop", List.of(), null, null,
-				Duration.ofMillis(5), List.of(), null, null);
+		return ChatResponse.builder()
+			.content(content)
+			.endpoint("primary")
+			.model("primary-model")
+			.finishReason("stop")
+			.latency(Duration.ofMillis(5))
+			.build();
 	}
 
 	/** A pending request whose prompt is its ticket, so that what was sent names the request. */

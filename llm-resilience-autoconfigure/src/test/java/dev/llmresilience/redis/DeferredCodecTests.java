@@ -117,11 +117,21 @@ class DeferredCodecTests {
 
 	@Test
 	void aCompletedEntryKeepsEveryFieldOfItsAnswer() {
-		ChatResponse answer = new ChatResponse("the summary", "primary", "gpt-x", Tier.DEFERRED, "tool_calls",
-				List.of(new ToolCall("c", "f", "{\"a\":1}")), new Usage(12, null), new BigDecimal("0.0000012340"),
-				Duration.ofMillis(812), List.of(new Attempt("primary", Outcome.SERVER_ERROR, Duration.ofMillis(3)),
-						new Attempt("backup", Outcome.SUCCESS, Duration.ofNanos(1))),
-				"dfr_ticket", Duration.ofSeconds(9));
+		ChatResponse answer = ChatResponse.builder()
+			.content("the summary")
+			.endpoint("primary")
+			.model("gpt-x")
+			.tier(Tier.DEFERRED)
+			.finishReason("tool_calls")
+			.toolCalls(List.of(new ToolCall("c", "f", "{\"a\":1}")))
+			.usage(new Usage(12, null))
+			.cost(new BigDecimal("0.0000012340"))
+			.latency(Duration.ofMillis(812))
+			.attempts(List.of(new Attempt("primary", Outcome.SERVER_ERROR, Duration.ofMillis(3)),
+					new Attempt("backup", Outcome.SUCCESS, Duration.ofNanos(1))))
+			.ticket("dfr_ticket")
+			.age(Duration.ofSeconds(9))
+			.build();
 		DeferredEntry entry = new DeferredEntry("dfr_ticket", ChatRequest.ofUser("q"), DeferredResult.State.COMPLETED, 2,
 				answer, null, CREATED, CREATED.plusSeconds(40));
 		DeferredEntry read = this.codec.read(this.codec.write(entry));
@@ -233,12 +243,21 @@ class DeferredCodecTests {
 		}
 
 		private ChatResponse response() {
-			return new ChatResponse(text(), maybe("primary"), maybe(text()), pick(Tier.values()), maybe("stop"),
-					this.random.nextBoolean() ? List.of() : List.of(new ToolCall("c", "f", "{}")),
-					maybe(new Usage(maybe(this.random.nextInt(1000)), maybe(this.random.nextInt(1000)))),
-					maybe(BigDecimal.valueOf(this.random.nextInt(1_000_000), 10)), Duration.ofMillis(this.random.nextInt(9999)),
-					List.of(new Attempt("primary", pick(Outcome.values()), Duration.ofNanos(this.random.nextInt()))),
-					maybe("dfr_x"), maybe(Duration.ofSeconds(this.random.nextInt(100))));
+			// drawn in the order of the components
+			return ChatResponse.builder()
+				.content(text())
+				.endpoint(maybe("primary"))
+				.model(maybe(text()))
+				.tier(pick(Tier.values()))
+				.finishReason(maybe("stop"))
+				.toolCalls(this.random.nextBoolean() ? List.of() : List.of(new ToolCall("c", "f", "{}")))
+				.usage(maybe(new Usage(maybe(this.random.nextInt(1000)), maybe(this.random.nextInt(1000)))))
+				.cost(maybe(BigDecimal.valueOf(this.random.nextInt(1_000_000), 10)))
+				.latency(Duration.ofMillis(this.random.nextInt(9999)))
+				.attempts(List.of(new Attempt("primary", pick(Outcome.values()), Duration.ofNanos(this.random.nextInt()))))
+				.ticket(maybe("dfr_x"))
+				.age(maybe(Duration.ofSeconds(this.random.nextInt(100))))
+				.build();
 		}
 
 		/** A value as a JSON reader gives it: null, a boolean, an int, a long, a double, a string, a list or a map. */
