@@ -40,7 +40,7 @@ final class AttemptObservation implements AttemptStage {
 			return;
 		}
 		// the configured model, never one an answer names
-		String model = attempt.endpoint().settings().model();
+		String model = attempt.endpoint().settings().upstream().model();
 		switch (end) {
 			case FINISHED -> {
 				Throwable error = attempt.error();

@@ -52,16 +52,17 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 			Predicate<? super T> isToken) {
 		boolean stream = this.exposure == EndpointAttempt.Exposure.STREAM;
 		long attemptBy = stream ? Long.MAX_VALUE : plus(now, timeout());
-		long firstTokenBy = this.streaming ? plus(now, this.settings.firstTokenTimeout())
+		long firstTokenBy = this.streaming ? plus(now, this.settings.timeouts().firstTokenTimeout())
 				: stream ? plus(now, timeout()) : Long.MAX_VALUE;
 		long deadlineAfter = stream ? this.context.streamDeadlineNanos() : this.context.deadlineNanos();
 		AttemptWatchdog.Bounds bounds = new AttemptWatchdog.Bounds(firstTokenBy,
-				this.settings.streamIdleTimeout().toNanos(), attemptBy, this.context.deadlineNanos(), deadlineAfter);
+				this.settings.timeouts().streamIdleTimeout().toNanos(), attemptBy, this.context.deadlineNanos(),
+				deadlineAfter);
 		return new AttemptWatchdog<>(actual, scheduler, bounds, isToken, this);
 	}
 
 	Duration timeout() {
-		return (this.request.timeout() != null) ? this.request.timeout() : this.settings.timeout();
+		return (this.request.timeout() != null) ? this.request.timeout() : this.settings.timeouts().timeout();
 	}
 
 	@Override
@@ -71,13 +72,13 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 				if (!this.streaming) {
 					yield upstream(Outcome.TIMEOUT, "Timed out: no answer within " + timeout() + " (timeout)");
 				}
-				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT,
-						"Timed out: no content within " + this.settings.firstTokenTimeout() + " (first-token-timeout)");
+				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT, "Timed out: no content within "
+						+ this.settings.timeouts().firstTokenTimeout() + " (first-token-timeout)");
 				yield (this.exposure != EndpointAttempt.Exposure.PROBE && this.context.laterEndpointAvailable().getAsBoolean())
 						? timeout.withoutRetry("a later endpoint of the route is available") : timeout;
 			}
-			case IDLE -> upstream(Outcome.TIMEOUT, "Timed out: no chunk for " + this.settings.streamIdleTimeout()
-					+ " (stream-idle-timeout)");
+			case IDLE -> upstream(Outcome.TIMEOUT,
+					"Timed out: no chunk for " + this.settings.timeouts().streamIdleTimeout() + " (stream-idle-timeout)");
 			case ATTEMPT -> upstream(Outcome.TIMEOUT, "Timed out: no complete answer within " + timeout() + " (timeout)");
 			case DEADLINE -> upstream(Outcome.DEADLINE_EXCEEDED, "The call's deadline ran out during the attempt");
 			case RELEASED -> upstream(Outcome.RELEASED, "The breaker of endpoint '" + this.settings.name()
@@ -112,7 +113,7 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 		long waitMillis = (retryAfter != null) ? retryAfter.toMillis()
 				: Math.min(retry.maxBackoff().toMillis(), Math.round(retry.backoffMillis(number) * (1 + retry.jitter())));
 		Duration bound = (this.exposure == EndpointAttempt.Exposure.STREAM && this.streaming)
-				? this.settings.firstTokenTimeout() : timeout();
+				? this.settings.timeouts().firstTokenTimeout() : timeout();
 		long needed = TimeUnit.MILLISECONDS.toNanos(waitMillis) + bound.toNanos();
 		return (this.context.deadlineNanos() - now < needed) ? upstream.withoutRetry(NO_TIME_LEFT) : error;
 	}

@@ -101,7 +101,7 @@ final class BreakerTransitions {
 		}
 		boolean opened = transition.to() == State.OPEN && isAutomatic(transition);
 		if (opened ? logger.isWarnEnabled() : logger.isInfoEnabled()) {
-			String message = "LLM endpoint '" + endpoint.name() + "' (model " + endpoint.settings().model()
+			String message = "LLM endpoint '" + endpoint.name() + "' (model " + endpoint.settings().upstream().model()
 					+ "): circuit breaker " + transition.from() + " -> " + transition.to() + ": "
 					+ reason(transition, metrics, breaker.getCircuitBreakerConfig());
 			if (opened) {

@@ -1,9 +1,11 @@
 package dev.llmresilience.engine;
 
+import dev.llmresilience.engine.LlmBreakersEndpoint.BreakerDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.BulkheadDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.ConfigDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.EndpointDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.ProbeDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.SettingsDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.TransitionDescriptor;
 import dev.llmresilience.gateway.EndpointSettings;
 import io.github.resilience4j.bulkhead.Bulkhead;
@@ -29,10 +31,12 @@ final class EndpointDescriptions {
 		CircuitBreakerConfig config = breaker.getCircuitBreakerConfig();
 		Bulkhead bulkhead = endpoint.bulkhead();
 		BreakerTransitions.Transition transition = this.transitions.last(endpoint.name());
-		return new EndpointDescriptor(settings.model(), settings.region(), settings.priority(), settings.enabled(),
-				breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
-				metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
-				metrics.getNumberOfNotPermittedCalls(),
+		EndpointSettings.Routing routing = settings.routing();
+		return new EndpointDescriptor(
+				new SettingsDescriptor(settings.upstream().model(), routing.region(), routing.priority(), routing.enabled()),
+				new BreakerDescriptor(breaker.getState().name(), metrics.getFailureRate(), metrics.getSlowCallRate(),
+						metrics.getNumberOfBufferedCalls(), metrics.getNumberOfFailedCalls(), metrics.getNumberOfSlowCalls(),
+						metrics.getNumberOfNotPermittedCalls()),
 				new ConfigDescriptor(config.getSlidingWindowSize(), config.getMinimumNumberOfCalls(),
 						config.getFailureRateThreshold(), settings.circuitBreaker().waitDurationInOpenState(),
 						config.getPermittedNumberOfCallsInHalfOpenState()),

@@ -3,8 +3,9 @@ package dev.llmresilience.engine;
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.function.Function;
 
@@ -16,36 +17,34 @@ import dev.llmresilience.autoconfigure.SpringAiProperties;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.EndpointSettings.InvalidSettingException;
 import dev.llmresilience.protocol.ApiKey;
-import dev.llmresilience.protocol.anthropic.AnthropicClientFactory;
-import dev.llmresilience.protocol.openai.AzureOpenAiClientFactory;
-import dev.llmresilience.protocol.openai.OpenAiClientFactory;
+import dev.llmresilience.protocol.ClientSettings.InvalidOptionException;
+import dev.llmresilience.protocol.ClientSettings.Limits;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
+import dev.llmresilience.protocol.LlmClientFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Turns {@link LlmProperties} into validated {@link EndpointSettings} (the routes are
  * {@link RouteResolver}'s): each endpoint's own value, else {@code llm.defaults}, else the built-in
- * default of {@link ResilienceDefaults}. Every rejected value raises an
+ * default of {@link ResilienceDefaults}; the protocol-specific keys as the protocol's
+ * {@link LlmClientFactory#options} keeps them. Every rejected value raises an
  * {@link LlmConfigurationException} naming the property where it was set, for the rules of the
- * settings records too (their {@link InvalidSettingException}).
+ * settings records (their {@link InvalidSettingException}) and of the protocols (their
+ * {@link InvalidOptionException}) too.
  */
 final class EndpointSettingsResolver {
 
 	private final LlmProperties properties;
 
-	private final Set<String> protocols;
-
-	EndpointSettingsResolver(LlmProperties properties) {
-		this(properties, Set.of(OpenAiClientFactory.PROTOCOL, AnthropicClientFactory.PROTOCOL,
-				AzureOpenAiClientFactory.PROTOCOL));
-	}
+	private final Map<String, LlmClientFactory> protocols;
 
 	/**
 	 * @param properties the properties
-	 * @param protocols the protocols an endpoint may name (those an {@code LlmClientFactory} serves)
+	 * @param protocols the protocols an endpoint may name, by name
 	 */
-	EndpointSettingsResolver(LlmProperties properties, Set<String> protocols) {
+	EndpointSettingsResolver(LlmProperties properties, Map<String, LlmClientFactory> protocols) {
 		this.properties = properties;
-		this.protocols = Set.copyOf(protocols);
+		this.protocols = Map.copyOf(protocols);
 	}
 
 	/**
@@ -61,21 +60,23 @@ final class EndpointSettingsResolver {
 		}
 		List<EndpointSettings> settings = new ArrayList<>();
 		this.properties.getEndpoints().forEach((name, endpoint) -> settings.add(resolve(name, endpoint)));
-		settings.sort(Comparator.comparingInt(EndpointSettings::priority).thenComparing(EndpointSettings::name));
+		settings.sort(Comparator.comparingInt((EndpointSettings endpoint) -> endpoint.routing().priority())
+			.thenComparing(EndpointSettings::name));
 		return settings;
 	}
 
 	private EndpointSettings resolve(String name, EndpointProperties endpoint) {
 		String prefix = property(name) + ".";
-		if (!this.protocols.contains(endpoint.getProtocol())) {
+		LlmClientFactory factory = this.protocols.get(endpoint.getProtocol());
+		if (factory == null) {
 			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
-					"Use one of " + new TreeSet<>(this.protocols) + "; protocol=openai serves every OpenAI-compatible provider "
+					"Use one of " + new TreeSet<>(this.protocols.keySet()) + "; protocol=openai serves every OpenAI-compatible provider "
 							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=spring-ai a Spring AI "
 							+ "ChatModel bean (with Spring AI on the class path).");
 		}
 		String chatModelBean = SpringAiProperties.chatModelBean(prefix, endpoint);
 		URI baseUrl = (chatModelBean != null) ? SpringAiProperties.baseUrl(chatModelBean)
-				: ProtocolSettings.baseUrl(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
+				: BaseUrls.check(prefix + "base-url", endpoint.getBaseUrl(), endpoint.getProtocol());
 		if (chatModelBean == null) {
 			PlainHttpWarning.warnIfOverTheNetwork(name, prefix + "base-url", baseUrl);
 		}
@@ -86,25 +87,16 @@ final class EndpointSettingsResolver {
 							+ prefix + "model=claude-sonnet-4-5."
 					: "Set it to the model name the provider expects, e.g. " + prefix + "model=gpt-4o.");
 		}
-		ProtocolSettings.Values protocol = ProtocolSettings.resolve(prefix, endpoint, baseUrl);
+		ProtocolOptions options = options(factory, prefix, endpoint, chatModelBean, baseUrl);
 		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
 		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
 		try {
-			return new EndpointSettings(name, baseUrl, apiKey, model.trim(),
-					endpoint.getProtocol(), endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
-					HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
-					price(prefix, endpoint.getPrice()),
-					layers.positive("timeout", ResilienceProperties::getTimeout),
-					layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout),
-					layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout),
-					layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout),
-					layers.size("max-response-size", ResilienceProperties::getMaxResponseSize),
-					circuitBreaker(layers), retry(layers), bulkhead(layers),
-					layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming),
-					protocol.anthropicVersion(), protocol.deployment(), protocol.apiVersion(),
-					layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize),
-					layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents, 1L),
-					chatModelBean);
+			return new EndpointSettings(name,
+					new EndpointSettings.Upstream(baseUrl, apiKey, endpoint.getProtocol(), model.trim(),
+							HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent())),
+					new EndpointSettings.Routing(endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
+							price(prefix, endpoint.getPrice())),
+					timeouts(layers), limits(layers), circuitBreaker(layers), retry(layers), bulkhead(layers), options);
 		}
 		catch (InvalidSettingException ex) {
 			// a rule of the settings records (e.g. minimum-number-of-calls <= sliding-window-size)
@@ -112,10 +104,50 @@ final class EndpointSettingsResolver {
 		}
 	}
 
+	/**
+	 * The protocol-specific keys the endpoint set, as its protocol's factory checks and keeps them.
+	 * Two have a default ({@code anthropic-version}, {@code api-version}): they are left out only
+	 * when set blank, which the protocols that read them refuse as empty.
+	 */
+	private static ProtocolOptions options(LlmClientFactory factory, String prefix, EndpointProperties endpoint,
+			@Nullable String chatModelBean, URI baseUrl) {
+		Map<String, String> set = new LinkedHashMap<>();
+		putIfSet(set, ProtocolOptions.ANTHROPIC_VERSION, endpoint.getAnthropicVersion());
+		putIfSet(set, ProtocolOptions.DEPLOYMENT, endpoint.getDeployment());
+		putIfSet(set, ProtocolOptions.API_VERSION, endpoint.getApiVersion());
+		putIfSet(set, ProtocolOptions.CHAT_MODEL_BEAN, chatModelBean);
+		try {
+			return factory.options(new ProtocolOptions(set), prefix, baseUrl);
+		}
+		catch (InvalidOptionException ex) {
+			throw new LlmConfigurationException(ex.property(), ex.problem(), ex.action());
+		}
+	}
+
+	private static void putIfSet(Map<String, String> options, String key, @Nullable String value) {
+		if (value != null && !value.isBlank()) {
+			options.put(key, value.trim());
+		}
+	}
+
 	// Boot splits an unbracketed map key at its dots: an endpoint named after a model such as
 	// gpt-4.1 only binds as llm.endpoints[gpt-4.1], so that is how messages must name it.
 	static String property(String endpoint) {
 		return endpoint.contains(".") ? "llm.endpoints[" + endpoint + "]" : "llm.endpoints." + endpoint;
+	}
+
+	private static EndpointSettings.Timeouts timeouts(PropertyLayers layers) {
+		return new EndpointSettings.Timeouts(layers.positive("timeout", ResilienceProperties::getTimeout),
+				layers.positive("connect-timeout", ResilienceProperties::getConnectTimeout),
+				layers.positive("first-token-timeout", ResilienceProperties::getFirstTokenTimeout),
+				layers.positive("stream-idle-timeout", ResilienceProperties::getStreamIdleTimeout),
+				layers.value("upstream-streaming", ResilienceProperties::getUpstreamStreaming));
+	}
+
+	private static Limits limits(PropertyLayers layers) {
+		return new Limits(layers.size("max-response-size", ResilienceProperties::getMaxResponseSize),
+				layers.size("max-stream-size", ResilienceProperties::getMaxStreamSize),
+				layers.atLeast("max-stream-events", ResilienceProperties::getMaxStreamEvents, 1L));
 	}
 
 	private static EndpointSettings.CircuitBreakerSettings circuitBreaker(PropertyLayers layers) {

@@ -125,7 +125,7 @@ public final class LlmAutoConfiguration {
 			protocols.put(builtIn.protocol(), builtIn);
 		}
 		clientFactories.orderedStream().forEach((factory) -> protocols.put(factory.protocol(), factory));
-		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties, protocols.keySet());
+		EndpointSettingsResolver resolver = new EndpointSettingsResolver(properties, protocols);
 		List<EndpointSettings> settings = resolver.endpoints();
 		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
 				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble(),
@@ -133,7 +133,7 @@ public final class LlmAutoConfiguration {
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {
-			LlmClient client = protocols.get(endpoint.protocol()).create(endpoint.client());
+			LlmClient client = protocols.get(endpoint.upstream().protocol()).create(endpoint.client());
 			if (client instanceof AutoCloseable closeable) {
 				resources.add(closeable);
 			}

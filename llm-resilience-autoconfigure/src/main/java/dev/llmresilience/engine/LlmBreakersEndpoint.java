@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import dev.llmresilience.spi.BreakerControl;
 import dev.llmresilience.spi.BreakerControl.ManualState;
 import dev.llmresilience.spi.SharedState;
@@ -206,19 +207,11 @@ public class LlmBreakersEndpoint {
 	}
 
 	/**
-	 * One endpoint.
+	 * One endpoint. Its first two parts are unwrapped: their fields are the endpoint's own in the
+	 * JSON ({@code model}, ..., {@code state}, ..., {@code notPermittedCalls}, then {@code config}).
 	 *
-	 * @param model the model
-	 * @param region the region label
-	 * @param priority the priority
-	 * @param enabled whether it takes part in routes
-	 * @param state the breaker's state
-	 * @param failureRate percent, -1 until the minimum number of calls
-	 * @param slowCallRate percent, -1 until the minimum number of calls
-	 * @param bufferedCalls calls in the window
-	 * @param failedCalls failed calls in the window
-	 * @param slowCalls slow calls in the window
-	 * @param notPermittedCalls calls refused while open
+	 * @param settings what the endpoint is in routes
+	 * @param breaker the breaker's state and window now
 	 * @param config the breaker's configuration
 	 * @param bulkhead the bulkhead
 	 * @param lastTransition the most recent state change, or {@code null}
@@ -226,11 +219,35 @@ public class LlmBreakersEndpoint {
 	 * @param probes the breaker's half-open probes
 	 * @param firstToken the recent times to first token
 	 */
-	public record EndpointDescriptor(String model, @Nullable String region, int priority, boolean enabled,
-			String state, float failureRate, float slowCallRate, int bufferedCalls, int failedCalls, int slowCalls,
-			long notPermittedCalls, ConfigDescriptor config, BulkheadDescriptor bulkhead,
-			@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
-			ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
+	public record EndpointDescriptor(@JsonUnwrapped SettingsDescriptor settings, @JsonUnwrapped BreakerDescriptor breaker,
+			ConfigDescriptor config, BulkheadDescriptor bulkhead, @Nullable TransitionDescriptor lastTransition,
+			List<TransitionDescriptor> transitions, ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
+	}
+
+	/**
+	 * What an endpoint is in routes.
+	 *
+	 * @param model the model
+	 * @param region the region label
+	 * @param priority the priority
+	 * @param enabled whether it takes part in routes
+	 */
+	public record SettingsDescriptor(String model, @Nullable String region, int priority, boolean enabled) {
+	}
+
+	/**
+	 * A breaker's state and its window now.
+	 *
+	 * @param state the breaker's state
+	 * @param failureRate percent, -1 until the minimum number of calls
+	 * @param slowCallRate percent, -1 until the minimum number of calls
+	 * @param bufferedCalls calls in the window
+	 * @param failedCalls failed calls in the window
+	 * @param slowCalls slow calls in the window
+	 * @param notPermittedCalls calls refused while open
+	 */
+	public record BreakerDescriptor(String state, float failureRate, float slowCallRate, int bufferedCalls,
+			int failedCalls, int slowCalls, long notPermittedCalls) {
 	}
 
 	/**

@@ -97,7 +97,7 @@ public final class LlmEndpoint {
 		this.bulkhead = bulkhead;
 		this.classifier = classifier;
 		this.failures = new UpstreamFailures(clock);
-		this.streamsUpstream = settings.upstreamStreaming() && client.supportsStreaming();
+		this.streamsUpstream = settings.timeouts().upstreamStreaming() && client.supportsStreaming();
 		this.clientStreams = client.supportsStreaming();
 		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
 		this.probes = probesItself() ? new SyntheticProbes(this, guard, clock) : null;

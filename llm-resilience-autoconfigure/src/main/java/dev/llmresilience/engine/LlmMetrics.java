@@ -93,7 +93,8 @@ class LlmMetrics implements LlmGatewayListener {
 		// The configured model, not the one the answer names: a provider or proxy that names a new model
 		// in each answer would otherwise create a new series each time (ChatResponse.model() has its value).
 		Tags tags = Tags.of(OPERATION_NAME, "chat", PROVIDER_NAME, endpoint.providerName(),
-				REQUEST_MODEL, endpoint.model(), RESPONSE_MODEL, endpoint.model(), ENDPOINT, endpoint.name());
+				REQUEST_MODEL, endpoint.upstream().model(), RESPONSE_MODEL, endpoint.upstream().model(), ENDPOINT,
+				endpoint.name());
 		Timer.builder(OPERATION_DURATION)
 			.description("Duration of one LLM client operation (one upstream attempt)")
 			.tags(tags)

@@ -1,19 +1,21 @@
 package dev.llmresilience.engine;
 
-import java.time.Duration;
-
 import dev.llmresilience.autoconfigure.ResilienceProperties;
 import dev.llmresilience.autoconfigure.RetryProperties;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 
 import org.springframework.util.unit.DataSize;
 
 /**
- * The built-in value of every {@link ResilienceProperties} key, the one place they are declared:
- * the last layer under an endpoint's own value and {@code llm.defaults}. The "Default ..." of each
- * key's javadoc and {@code additional-spring-configuration-metadata.json} state them for people
- * and IDEs; {@code ConfigurationMetadataTests} fails when those and these differ.
+ * The built-in value of every {@link ResilienceProperties} key, as the last layer under an
+ * endpoint's own value and {@code llm.defaults}: the {@code DEFAULT} of each settings record
+ * ({@link EndpointSettings.Timeouts#DEFAULT}, {@link Limits#DEFAULT},
+ * {@link EndpointSettings.CircuitBreakerSettings#DEFAULT}, {@link EndpointSettings.RetrySettings#DEFAULT},
+ * {@link EndpointSettings.BulkheadSettings#DEFAULT}), the one place they are declared, so that
+ * settings built in code ({@link EndpointSettings#builder}) start from the same values. The
+ * "Default ..." of each key's javadoc and {@code additional-spring-configuration-metadata.json} state
+ * them for people and IDEs; {@code ConfigurationMetadataTests} fails when those and these differ.
  */
 final class ResilienceDefaults {
 
@@ -26,34 +28,37 @@ final class ResilienceDefaults {
 	 */
 	static ResilienceProperties builtIn() {
 		ResilienceProperties builtIn = new ResilienceProperties();
-		builtIn.setTimeout(Duration.ofSeconds(60));
-		builtIn.setConnectTimeout(Duration.ofSeconds(5));
-		builtIn.setFirstTokenTimeout(Duration.ofSeconds(10));
-		builtIn.setStreamIdleTimeout(Duration.ofSeconds(30));
-		builtIn.setUpstreamStreaming(true);
-		builtIn.setMaxResponseSize(DataSize.ofMegabytes(10));
-		builtIn.setMaxStreamSize(DataSize.ofBytes(ClientSettings.DEFAULT_MAX_STREAM_SIZE));
-		builtIn.setMaxStreamEvents(ClientSettings.DEFAULT_MAX_STREAM_EVENTS);
+		EndpointSettings.Timeouts timeouts = EndpointSettings.Timeouts.DEFAULT;
+		builtIn.setTimeout(timeouts.timeout());
+		builtIn.setConnectTimeout(timeouts.connectTimeout());
+		builtIn.setFirstTokenTimeout(timeouts.firstTokenTimeout());
+		builtIn.setStreamIdleTimeout(timeouts.streamIdleTimeout());
+		builtIn.setUpstreamStreaming(timeouts.upstreamStreaming());
+		builtIn.setMaxResponseSize(DataSize.ofBytes(Limits.DEFAULT.maxResponseSize()));
+		builtIn.setMaxStreamSize(DataSize.ofBytes(Limits.DEFAULT.maxStreamSize()));
+		builtIn.setMaxStreamEvents(Limits.DEFAULT.maxStreamEvents());
+		EndpointSettings.CircuitBreakerSettings breakerDefault = EndpointSettings.CircuitBreakerSettings.DEFAULT;
 		ResilienceProperties.CircuitBreaker breaker = builtIn.getCircuitBreaker();
-		breaker.setSlidingWindowSize(20);
+		breaker.setSlidingWindowSize(breakerDefault.slidingWindowSize());
 		// an unset minimum follows a smaller window down (EndpointSettingsResolver), so that setting
 		// only the window is enough
-		breaker.setMinimumNumberOfCalls(20);
-		breaker.setFailureRateThreshold(50f);
-		breaker.setWaitDurationInOpenState(Duration.ofSeconds(30));
-		breaker.setPermittedCallsInHalfOpenState(3);
-		breaker.setSlowCallDurationThreshold(Duration.ofSeconds(60));
-		breaker.setSlowCallRateThreshold(100f);
-		breaker.setProbe(EndpointSettings.Probe.SYNTHETIC);
+		breaker.setMinimumNumberOfCalls(breakerDefault.minimumNumberOfCalls());
+		breaker.setFailureRateThreshold(breakerDefault.failureRateThreshold());
+		breaker.setWaitDurationInOpenState(breakerDefault.waitDurationInOpenState());
+		breaker.setPermittedCallsInHalfOpenState(breakerDefault.permittedCallsInHalfOpenState());
+		breaker.setSlowCallDurationThreshold(breakerDefault.slowCallDurationThreshold());
+		breaker.setSlowCallRateThreshold(breakerDefault.slowCallRateThreshold());
+		breaker.setProbe(breakerDefault.probe());
+		EndpointSettings.RetrySettings retryDefault = EndpointSettings.RetrySettings.DEFAULT;
 		RetryProperties retry = builtIn.getRetry();
-		retry.setMaxAttempts(3);
-		retry.setInitialBackoff(Duration.ofMillis(500));
-		retry.setMultiplier(2.0);
-		retry.setMaxBackoff(Duration.ofSeconds(8));
-		retry.setJitter(0.25);
-		retry.setMaxRetryAfter(Duration.ofSeconds(10));
-		builtIn.getBulkhead().setMaxConcurrentCalls(50);
-		builtIn.getBulkhead().setMaxWait(Duration.ZERO);
+		retry.setMaxAttempts(retryDefault.maxAttempts());
+		retry.setInitialBackoff(retryDefault.initialBackoff());
+		retry.setMultiplier(retryDefault.multiplier());
+		retry.setMaxBackoff(retryDefault.maxBackoff());
+		retry.setJitter(retryDefault.jitter());
+		retry.setMaxRetryAfter(retryDefault.maxRetryAfter());
+		builtIn.getBulkhead().setMaxConcurrentCalls(EndpointSettings.BulkheadSettings.DEFAULT.maxConcurrentCalls());
+		builtIn.getBulkhead().setMaxWait(EndpointSettings.BulkheadSettings.DEFAULT.maxWait());
 		return builtIn;
 	}
 

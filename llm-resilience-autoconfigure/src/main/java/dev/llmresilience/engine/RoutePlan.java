@@ -181,12 +181,13 @@ final class RoutePlan {
 	}
 
 	private double rank(LlmEndpoint endpoint) {
-		return (this.strategy.order() == RouteOrder.CHEAPEST_FIRST) ? price(endpoint) : endpoint.settings().priority();
+		return (this.strategy.order() == RouteOrder.CHEAPEST_FIRST) ? price(endpoint)
+				: endpoint.settings().routing().priority();
 	}
 
 	// rounded to a billionth, so that prices written differently but equal (0.1 + 0.65, 0.15 + 0.6) are one group
 	private static double price(LlmEndpoint endpoint) {
-		EndpointSettings.Price price = endpoint.settings().price();
+		EndpointSettings.Price price = endpoint.settings().routing().price();
 		return (price != null) ? Math.rint((price.inputPerMillion() + price.outputPerMillion()) * 1e9) / 1e9
 				: Double.POSITIVE_INFINITY;
 	}

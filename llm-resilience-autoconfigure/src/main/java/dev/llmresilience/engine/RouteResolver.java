@@ -47,7 +47,10 @@ final class RouteResolver {
 	Map<String, List<String>> routes(List<EndpointSettings> endpoints) {
 		Map<String, EndpointSettings> byName = new LinkedHashMap<>();
 		endpoints.forEach((endpoint) -> byName.put(endpoint.name(), endpoint));
-		List<String> enabled = endpoints.stream().filter(EndpointSettings::enabled).map(EndpointSettings::name).toList();
+		List<String> enabled = endpoints.stream()
+			.filter((endpoint) -> endpoint.routing().enabled())
+			.map(EndpointSettings::name)
+			.toList();
 		Map<String, List<String>> routes = new LinkedHashMap<>();
 		if (!this.routes.containsKey(EndpointRegistry.DEFAULT_ROUTE)) {
 			if (enabled.isEmpty()) {
@@ -80,7 +83,7 @@ final class RouteResolver {
 							"Use one of the configured endpoints " + byName.keySet() + ", or configure it under "
 									+ EndpointSettingsResolver.property(name) + ".");
 				}
-				if (endpoint.enabled()) {
+				if (endpoint.routing().enabled()) {
 					members.add(name);
 				}
 			}
@@ -118,7 +121,7 @@ final class RouteResolver {
 			}
 			if (order == RouteOrder.CHEAPEST_FIRST) {
 				routes.getOrDefault(route, List.of()).stream()
-					.filter((name) -> endpoints.containsKey(name) && endpoints.get(name).price() == null)
+					.filter((name) -> endpoints.containsKey(name) && endpoints.get(name).routing().price() == null)
 					.forEach((name) -> logger.warn("Route '" + route + "' is ordered cheapest-first, but endpoint '" + name
 							+ "' has no price: it is tried after every priced endpoint. Set "
 							+ EndpointSettingsResolver.property(name) + ".price.input-per-million and output-per-million."));

@@ -35,7 +35,8 @@ final class StartupSummary {
 		for (EndpointSettings endpoint : endpoints) {
 			EndpointProperties configured = properties.getEndpoints().get(endpoint.name());
 			boolean required = configured == null || configured.isApiKeyRequired();
-			if (required && endpoint.enabled() && !endpoint.apiKey().isPresent() && !hasAuthHeader(endpoint)) {
+			if (required && endpoint.routing().enabled() && !endpoint.upstream().apiKey().isPresent()
+					&& !hasAuthHeader(endpoint)) {
 				String property = EndpointSettingsResolver.property(endpoint.name());
 				logger.warn("LLM endpoint '" + endpoint.name() + "' has no api-key (" + property
 						+ ".api-key is empty or unset): its requests carry no Authorization header, and a provider "
@@ -60,17 +61,18 @@ final class StartupSummary {
 	}
 
 	private static String describe(EndpointSettings endpoint) {
-		URI url = endpoint.baseUrl();
+		URI url = endpoint.upstream().baseUrl();
 		String host = url.getHost() + ((url.getPort() != -1) ? ":" + url.getPort() : "");
-		return endpoint.name() + " (model " + endpoint.model() + " at " + host + ", priority " + endpoint.priority()
-				+ (endpoint.enabled() ? "" : ", disabled") + ")";
+		return endpoint.name() + " (model " + endpoint.upstream().model() + " at " + host + ", priority "
+				+ endpoint.routing().priority() + (endpoint.routing().enabled() ? "" : ", disabled") + ")";
 	}
 
 	private static String ties(List<EndpointSettings> endpoints) {
 		Map<Integer, List<String>> byPriority = new LinkedHashMap<>();
 		endpoints.stream()
-			.filter(EndpointSettings::enabled)
-			.forEach((endpoint) -> byPriority.computeIfAbsent(endpoint.priority(), (priority) -> new ArrayList<>())
+			.filter((endpoint) -> endpoint.routing().enabled())
+			.forEach((endpoint) -> byPriority
+				.computeIfAbsent(endpoint.routing().priority(), (priority) -> new ArrayList<>())
 				.add(endpoint.name()));
 		List<String> ties = new ArrayList<>();
 		byPriority.forEach((priority, names) -> {
@@ -84,7 +86,7 @@ final class StartupSummary {
 	}
 
 	private static boolean hasAuthHeader(EndpointSettings endpoint) {
-		return endpoint.headers().keySet().stream().map((name) -> name.toLowerCase(Locale.ROOT))
+		return endpoint.upstream().headers().keySet().stream().map((name) -> name.toLowerCase(Locale.ROOT))
 			.anyMatch((name) -> name.equals("authorization") || name.equals("api-key") || name.equals("x-api-key"));
 	}
 

@@ -78,7 +78,7 @@ final class SyntheticProbes {
 	private void probe(CircuitBreaker.Metrics episode) {
 		CircuitBreaker breaker = this.endpoint.circuitBreaker();
 		if (this.stopped || breaker.getState() != CircuitBreaker.State.HALF_OPEN || breaker.getMetrics() != episode
-				|| !this.endpoint.settings().enabled()) {
+				|| !this.endpoint.settings().routing().enabled()) {
 			return;
 		}
 		CallContext context = new CallContext((attempt, completion) -> probed(attempt, episode), null, Long.MAX_VALUE,

@@ -9,111 +9,48 @@ import java.util.Map;
 import dev.llmresilience.chat.Usage;
 import dev.llmresilience.protocol.ApiKey;
 import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.ClientSettings.Limits;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The resolved, validated settings of one endpoint: its own values over {@code llm.defaults} over
- * the built-in defaults. Its {@link #toString()} shows no key and no header value.
+ * the built-in defaults, one record per concern. Its {@link #toString()} shows no key and no header
+ * value. Built by the auto-configuration from {@code llm.endpoints.<name>}; {@link #builder} builds
+ * one from the built-in defaults.
  *
  * @param name the endpoint's name (its circuit-breaker bucket)
- * @param baseUrl the API's base URL
- * @param apiKey the key
- * @param model the model name
- * @param protocol the wire protocol
- * @param priority lower is tried first in the default route
- * @param region a label, or {@code null}
- * @param enabled whether the endpoint takes part in routes
- * @param headers extra request headers
- * @param price token prices, or {@code null}
- * @param timeout per-attempt timeout
- * @param connectTimeout TCP connect timeout
- * @param firstTokenTimeout time from the request to the first content chunk, for every call that
- * goes upstream as a stream (chat included)
- * @param streamIdleTimeout longest silence between chunks once tokens flow
- * @param maxResponseSize largest body read, in bytes
+ * @param upstream what the endpoint calls, and how
+ * @param routing how routes treat the endpoint
+ * @param timeouts how long an attempt may take, and its parts
+ * @param limits the most a response or a stream may send
  * @param circuitBreaker the breaker's settings
  * @param retry the retry's settings
  * @param bulkhead the bulkhead's settings
- * @param upstreamStreaming send {@code chat} calls upstream as streams and assemble the answer, so
- * that the first-token and idle timeouts bound them too
- * @param anthropicVersion the {@code anthropic-version} of protocol {@code anthropic}, else {@code null}
- * @param deployment the Azure OpenAI deployment of protocol {@code azure-openai}, else {@code null}
- * @param apiVersion the Azure OpenAI {@code api-version} of protocol {@code azure-openai}, else {@code null}
- * @param maxStreamSize most bytes one streamed attempt may send in all
- * @param maxStreamEvents most server-sent events one streamed attempt may send
- * @param chatModelBean the Spring AI {@code ChatModel} bean of protocol {@code spring-ai}, else {@code null}
+ * @param options the options of the endpoint's protocol, as its factory kept them
  */
-public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
-		@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
-		Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
-		long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
-		boolean upstreamStreaming, @Nullable String anthropicVersion, @Nullable String deployment,
-		@Nullable String apiVersion, long maxStreamSize, long maxStreamEvents, @Nullable String chatModelBean) {
+public record EndpointSettings(String name, Upstream upstream, Routing routing, Timeouts timeouts, Limits limits,
+		CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
+		ProtocolOptions options) {
 
-	public EndpointSettings {
-		headers = Map.copyOf(headers);
+	/**
+	 * Settings of the built-in defaults, for an endpoint of protocol {@code openai} with no key; the
+	 * builder's methods set the rest.
+	 * @param name the endpoint's name (its circuit-breaker bucket)
+	 * @param baseUrl the API's base URL
+	 * @param model the model name
+	 * @return the builder
+	 */
+	public static Builder builder(String name, URI baseUrl, String model) {
+		return new Builder(name, baseUrl, model);
 	}
 
 	/**
-	 * Settings with none of the protocol-specific values, as protocol {@code openai} needs them, and the
-	 * built-in stream limits.
-	 * @param name the endpoint's name (its circuit-breaker bucket)
-	 * @param baseUrl the API's base URL
-	 * @param apiKey the key
-	 * @param model the model name
-	 * @param protocol the wire protocol
-	 * @param priority lower is tried first in the default route
-	 * @param region a label, or {@code null}
-	 * @param enabled whether the endpoint takes part in routes
-	 * @param headers extra request headers
-	 * @param price token prices, or {@code null}
-	 * @param timeout per-attempt timeout
-	 * @param connectTimeout TCP connect timeout
-	 * @param firstTokenTimeout time to the first content chunk
-	 * @param streamIdleTimeout longest silence between chunks
-	 * @param maxResponseSize largest body read, in bytes
-	 * @param circuitBreaker the breaker's settings
-	 * @param retry the retry's settings
-	 * @param bulkhead the bulkhead's settings
-	 * @param upstreamStreaming send {@code chat} calls upstream as streams
+	 * A builder that starts from these settings.
+	 * @return the builder
 	 */
-	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
-			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
-			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
-			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
-			boolean upstreamStreaming) {
-		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
-				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, upstreamStreaming,
-				null, null, null, ClientSettings.DEFAULT_MAX_STREAM_SIZE, ClientSettings.DEFAULT_MAX_STREAM_EVENTS, null);
-	}
-
-	/**
-	 * Settings with none of the protocol-specific values that send {@code chat} upstream as a stream.
-	 * @param name the endpoint's name (its circuit-breaker bucket)
-	 * @param baseUrl the API's base URL
-	 * @param apiKey the key
-	 * @param model the model name
-	 * @param protocol the wire protocol
-	 * @param priority lower is tried first in the default route
-	 * @param region a label, or {@code null}
-	 * @param enabled whether the endpoint takes part in routes
-	 * @param headers extra request headers
-	 * @param price token prices, or {@code null}
-	 * @param timeout per-attempt timeout
-	 * @param connectTimeout TCP connect timeout
-	 * @param firstTokenTimeout time to the first content chunk
-	 * @param streamIdleTimeout longest silence between chunks
-	 * @param maxResponseSize largest body read, in bytes
-	 * @param circuitBreaker the breaker's settings
-	 * @param retry the retry's settings
-	 * @param bulkhead the bulkhead's settings
-	 */
-	public EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String model, String protocol, int priority,
-			@Nullable String region, boolean enabled, Map<String, String> headers, @Nullable Price price,
-			Duration timeout, Duration connectTimeout, Duration firstTokenTimeout, Duration streamIdleTimeout,
-			long maxResponseSize, CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead) {
-		this(name, baseUrl, apiKey, model, protocol, priority, region, enabled, headers, price, timeout, connectTimeout,
-				firstTokenTimeout, streamIdleTimeout, maxResponseSize, circuitBreaker, retry, bulkhead, true);
+	public Builder toBuilder() {
+		return new Builder(this);
 	}
 
 	/**
@@ -121,9 +58,9 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 * @return the client's settings
 	 */
 	public ClientSettings client() {
-		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
-				this.maxResponseSize, this.bulkhead.maxConcurrentCalls(), this.anthropicVersion, this.deployment,
-				this.apiVersion, this.maxStreamSize, this.maxStreamEvents, this.chatModelBean);
+		Upstream up = this.upstream;
+		return new ClientSettings(this.name, up.baseUrl(), up.apiKey(), up.model(), up.headers(),
+				this.timeouts.connectTimeout(), this.bulkhead.maxConcurrentCalls(), this.limits, this.options);
 	}
 
 	/**
@@ -133,13 +70,78 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 * @return the provider's name
 	 */
 	public String providerName() {
-		return ProviderNames.of(this.baseUrl, this.protocol);
+		return ProviderNames.of(this.upstream.baseUrl(), this.upstream.protocol());
 	}
 
 	@Override
 	public String toString() {
-		return "EndpointSettings[name=" + this.name + ", baseUrl=" + this.baseUrl + ", model=" + this.model
-				+ ", region=" + this.region + ", priority=" + this.priority + ", headers=" + this.headers.keySet() + "]";
+		return "EndpointSettings[name=" + this.name + ", baseUrl=" + this.upstream.baseUrl() + ", model="
+				+ this.upstream.model() + ", region=" + this.routing.region() + ", priority=" + this.routing.priority()
+				+ ", headers=" + this.upstream.headers().keySet() + "]";
+	}
+
+	/**
+	 * What an endpoint calls, and how: where, with which key, in which protocol, for which model.
+	 * Its {@link #toString()} shows no key and no header value.
+	 *
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param protocol the wire protocol, as {@code llm.endpoints.<name>.protocol} names it
+	 * @param model the model name
+	 * @param headers extra request headers
+	 */
+	public record Upstream(URI baseUrl, ApiKey apiKey, String protocol, String model, Map<String, String> headers) {
+
+		public Upstream {
+			headers = Map.copyOf(headers);
+		}
+
+		@Override
+		public String toString() {
+			return "Upstream[baseUrl=" + this.baseUrl + ", protocol=" + this.protocol + ", model=" + this.model
+					+ ", headers=" + this.headers.keySet() + "]";
+		}
+
+	}
+
+	/**
+	 * How routes treat an endpoint.
+	 *
+	 * @param priority lower is tried first in the default route
+	 * @param region a label, or {@code null}
+	 * @param enabled whether the endpoint takes part in routes
+	 * @param price token prices, or {@code null}; a route ordered cheapest-first and the daily budget
+	 * need them
+	 */
+	public record Routing(int priority, @Nullable String region, boolean enabled, @Nullable Price price) {
+
+		/** Priority 0, no region, enabled, no price. */
+		public static final Routing DEFAULT = new Routing(0, null, true, null);
+
+	}
+
+	/**
+	 * How long an attempt may take, and its parts.
+	 *
+	 * @param timeout per-attempt timeout
+	 * @param connectTimeout TCP connect timeout
+	 * @param firstTokenTimeout time from the request to the first content chunk, for every call that
+	 * goes upstream as a stream (chat included, with {@code upstreamStreaming})
+	 * @param streamIdleTimeout longest silence between chunks once tokens flow
+	 * @param upstreamStreaming send {@code chat} calls upstream as streams and assemble the answer, so
+	 * that the first-token and idle timeouts bound them too
+	 */
+	public record Timeouts(Duration timeout, Duration connectTimeout, Duration firstTokenTimeout,
+			Duration streamIdleTimeout, boolean upstreamStreaming) {
+
+		/**
+		 * The built-in timeouts: {@code timeout} 60s, {@code connect-timeout} 5s,
+		 * {@code first-token-timeout} 10s, {@code stream-idle-timeout} 30s, {@code upstream-streaming}
+		 * true.
+		 */
+		public static final Timeouts DEFAULT = new Timeouts(Duration.ofSeconds(60), Duration.ofSeconds(5),
+				Duration.ofSeconds(10), Duration.ofSeconds(30), true);
+
 	}
 
 	/**
@@ -185,6 +187,14 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	public record CircuitBreakerSettings(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
 			Duration waitDurationInOpenState, int permittedCallsInHalfOpenState, Duration slowCallDurationThreshold,
 			float slowCallRateThreshold, Probe probe) {
+
+		/**
+		 * The built-in breaker: a window of 20 calls, 20 before the rate is computed, open at 50 %
+		 * failures, 30s open before probing, 3 probes, slow after 60s, open at 100 % slow calls,
+		 * synthetic probes.
+		 */
+		public static final CircuitBreakerSettings DEFAULT = new CircuitBreakerSettings(20, 20, 50f,
+				Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f, Probe.SYNTHETIC);
 
 		/**
 		 * @throws InvalidSettingException when the window could never hold the minimum number of calls
@@ -247,6 +257,13 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 			double jitter, Duration maxRetryAfter) {
 
 		/**
+		 * The built-in retry: 3 attempts, waits from 500ms doubling up to 8s with a jitter of 0.25, a
+		 * Retry-After waited for up to 10s.
+		 */
+		public static final RetrySettings DEFAULT = new RetrySettings(3, Duration.ofMillis(500), 2.0,
+				Duration.ofSeconds(8), 0.25, Duration.ofSeconds(10));
+
+		/**
 		 * @throws InvalidSettingException when the backoff would shrink or the jitter is not a fraction
 		 */
 		public RetrySettings {
@@ -280,6 +297,10 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 	 * @param maxWait wait for a permit
 	 */
 	public record BulkheadSettings(int maxConcurrentCalls, Duration maxWait) {
+
+		/** The built-in bulkhead: 50 calls at once, no wait for a permit. */
+		public static final BulkheadSettings DEFAULT = new BulkheadSettings(50, Duration.ZERO);
+
 	}
 
 	/**
@@ -330,6 +351,170 @@ public record EndpointSettings(String name, URI baseUrl, ApiKey apiKey, String m
 		 */
 		public String action() {
 			return this.action;
+		}
+
+	}
+
+	/**
+	 * Builds {@link EndpointSettings}, each setting its built-in default until set; for tests,
+	 * benchmarks and applications that make endpoints without {@code llm.endpoints}.
+	 */
+	public static final class Builder {
+
+		private final String name;
+
+		private final URI baseUrl;
+
+		private final String model;
+
+		private ApiKey apiKey = ApiKey.of(null);
+
+		private String protocol = "openai";
+
+		private Map<String, String> headers = Map.of();
+
+		private Routing routing = Routing.DEFAULT;
+
+		private Timeouts timeouts = Timeouts.DEFAULT;
+
+		private Limits limits = Limits.DEFAULT;
+
+		private CircuitBreakerSettings circuitBreaker = CircuitBreakerSettings.DEFAULT;
+
+		private RetrySettings retry = RetrySettings.DEFAULT;
+
+		private BulkheadSettings bulkhead = BulkheadSettings.DEFAULT;
+
+		private ProtocolOptions options = ProtocolOptions.NONE;
+
+		private Builder(String name, URI baseUrl, String model) {
+			this.name = name;
+			this.baseUrl = baseUrl;
+			this.model = model;
+		}
+
+		private Builder(EndpointSettings settings) {
+			this(settings.name, settings.upstream.baseUrl(), settings.upstream.model());
+			this.apiKey = settings.upstream.apiKey();
+			this.protocol = settings.upstream.protocol();
+			this.headers = settings.upstream.headers();
+			this.routing = settings.routing;
+			this.timeouts = settings.timeouts;
+			this.limits = settings.limits;
+			this.circuitBreaker = settings.circuitBreaker;
+			this.retry = settings.retry;
+			this.bulkhead = settings.bulkhead;
+			this.options = settings.options;
+		}
+
+		/**
+		 * The key, none by default.
+		 * @param apiKey the key
+		 * @return this builder
+		 */
+		public Builder apiKey(ApiKey apiKey) {
+			this.apiKey = apiKey;
+			return this;
+		}
+
+		/**
+		 * The wire protocol, {@code openai} by default.
+		 * @param protocol the protocol's name
+		 * @return this builder
+		 */
+		public Builder protocol(String protocol) {
+			this.protocol = protocol;
+			return this;
+		}
+
+		/**
+		 * Extra request headers, none by default.
+		 * @param headers the headers
+		 * @return this builder
+		 */
+		public Builder headers(Map<String, String> headers) {
+			this.headers = headers;
+			return this;
+		}
+
+		/**
+		 * How routes treat the endpoint, {@link Routing#DEFAULT} by default.
+		 * @param routing the routing
+		 * @return this builder
+		 */
+		public Builder routing(Routing routing) {
+			this.routing = routing;
+			return this;
+		}
+
+		/**
+		 * The timeouts, {@link Timeouts#DEFAULT} by default.
+		 * @param timeouts the timeouts
+		 * @return this builder
+		 */
+		public Builder timeouts(Timeouts timeouts) {
+			this.timeouts = timeouts;
+			return this;
+		}
+
+		/**
+		 * The limits, {@link Limits#DEFAULT} by default.
+		 * @param limits the limits
+		 * @return this builder
+		 */
+		public Builder limits(Limits limits) {
+			this.limits = limits;
+			return this;
+		}
+
+		/**
+		 * The breaker's settings, {@link CircuitBreakerSettings#DEFAULT} by default.
+		 * @param circuitBreaker the settings
+		 * @return this builder
+		 */
+		public Builder circuitBreaker(CircuitBreakerSettings circuitBreaker) {
+			this.circuitBreaker = circuitBreaker;
+			return this;
+		}
+
+		/**
+		 * The retry's settings, {@link RetrySettings#DEFAULT} by default.
+		 * @param retry the settings
+		 * @return this builder
+		 */
+		public Builder retry(RetrySettings retry) {
+			this.retry = retry;
+			return this;
+		}
+
+		/**
+		 * The bulkhead's settings, {@link BulkheadSettings#DEFAULT} by default.
+		 * @param bulkhead the settings
+		 * @return this builder
+		 */
+		public Builder bulkhead(BulkheadSettings bulkhead) {
+			this.bulkhead = bulkhead;
+			return this;
+		}
+
+		/**
+		 * The protocol's options, none by default.
+		 * @param options the options, as the protocol's factory would keep them
+		 * @return this builder
+		 */
+		public Builder options(ProtocolOptions options) {
+			this.options = options;
+			return this;
+		}
+
+		/**
+		 * The settings.
+		 * @return the settings
+		 */
+		public EndpointSettings build() {
+			return new EndpointSettings(this.name,
+					new Upstream(this.baseUrl, this.apiKey, this.protocol, this.model, this.headers), this.routing,
+					this.timeouts, this.limits, this.circuitBreaker, this.retry, this.bulkhead, this.options);
 		}
 
 	}

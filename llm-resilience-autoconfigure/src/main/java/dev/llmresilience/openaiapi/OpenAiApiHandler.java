@@ -244,7 +244,7 @@ final class OpenAiApiHandler {
 			return answered;
 		}
 		LlmEndpoint served = (endpoint != null) ? this.endpoints.endpoint(endpoint) : null;
-		return (served != null) ? served.settings().model() : route;
+		return (served != null) ? served.settings().upstream().model() : route;
 	}
 
 	private long now() {

@@ -50,9 +50,9 @@ public final class StreamLimits {
 	 */
 	public StreamLimits(ClientSettings settings) {
 		this.endpoint = settings.name();
-		this.maxBytes = settings.maxStreamSize();
-		this.maxEvents = settings.maxStreamEvents();
-		this.sse = new SseEvents((int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize()));
+		this.maxBytes = settings.limits().maxStreamSize();
+		this.maxEvents = settings.limits().maxStreamEvents();
+		this.sse = new SseEvents((int) Math.min(Integer.MAX_VALUE, settings.limits().maxResponseSize()));
 	}
 
 	/**

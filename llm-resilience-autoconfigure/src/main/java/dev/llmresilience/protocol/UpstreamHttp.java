@@ -58,7 +58,7 @@ public final class UpstreamHttp {
 					(int) Math.min(Integer.MAX_VALUE, settings.connectTimeout().toMillis()))
 			.followRedirect(false)
 			.disableRetry(true);
-		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.maxResponseSize());
+		int maxBody = (int) Math.min(Integer.MAX_VALUE, settings.limits().maxResponseSize());
 		return builder.baseUrl(settings.baseUrl().toString())
 			.clientConnector(new ReactorClientHttpConnector(httpClient))
 			.codecs((codecs) -> {

@@ -43,7 +43,7 @@ public class DefaultAttemptObservationConvention implements AttemptObservationCo
 
 	@Override
 	public String getContextualName(AttemptObservationContext context) {
-		return context.operation() + " " + context.endpoint().model();
+		return context.operation() + " " + context.endpoint().upstream().model();
 	}
 
 	// The keys of the end are added once the attempt has ended, to the same four of its start.
@@ -51,11 +51,12 @@ public class DefaultAttemptObservationConvention implements AttemptObservationCo
 	public KeyValues getLowCardinalityKeyValues(AttemptObservationContext context) {
 		EndpointSettings endpoint = context.endpoint();
 		KeyValues start = KeyValues.of(OPERATION_NAME, context.operation(), PROVIDER_NAME, endpoint.providerName(),
-				REQUEST_MODEL, endpoint.model(), ENDPOINT, endpoint.name());
+				REQUEST_MODEL, endpoint.upstream().model(), ENDPOINT, endpoint.name());
 		if (!context.ended()) {
 			return start;
 		}
-		String responseModel = (context.responseModel() != null) ? context.responseModel() : endpoint.model();
+		String responseModel = (context.responseModel() != null) ? context.responseModel()
+				: endpoint.upstream().model();
 		if (context.cancelled()) {
 			return start.and(OUTCOME, "CANCELLED", ERROR_TYPE, "cancelled", RESPONSE_MODEL, responseModel);
 		}

@@ -159,7 +159,7 @@ final class LlmGatewayChatModel implements ChatModel {
 
 	private @Nullable String modelOf(@Nullable String endpoint) {
 		LlmEndpoint served = (endpoint != null) ? this.endpoints.endpoint(endpoint) : null;
-		return (served != null) ? served.settings().model() : null;
+		return (served != null) ? served.settings().upstream().model() : null;
 	}
 
 	private static ChatGenerationMetadata generation(@Nullable String finishReason) {

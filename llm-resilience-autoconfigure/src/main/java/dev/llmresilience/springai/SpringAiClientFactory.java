@@ -1,8 +1,10 @@
 package dev.llmresilience.springai;
 
+import java.net.URI;
 import java.util.function.BiFunction;
 
 import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.UpstreamFailures;
@@ -39,9 +41,24 @@ final class SpringAiClientFactory implements LlmClientFactory {
 		return PROTOCOL;
 	}
 
+	/**
+	 * Keep the endpoint's {@code chat-model-bean} alone. It stands in for the base URL, so the
+	 * auto-configuration checks it before any other key of the endpoint
+	 * ({@code SpringAiProperties#chatModelBean}), and on every protocol, this one present or not.
+	 * @param options what the endpoint set
+	 * @param prefix the endpoint's property prefix, with its trailing dot
+	 * @param baseUrl the endpoint's base URL, {@code spring-ai:<bean>}
+	 * @return its {@code chat-model-bean}
+	 */
+	@Override
+	public ProtocolOptions options(ProtocolOptions options, String prefix, URI baseUrl) {
+		String bean = options.get(ProtocolOptions.CHAT_MODEL_BEAN);
+		return (bean != null) ? ProtocolOptions.of(ProtocolOptions.CHAT_MODEL_BEAN, bean) : ProtocolOptions.NONE;
+	}
+
 	@Override
 	public LlmClient create(ClientSettings settings) {
-		String bean = settings.chatModelBean();
+		String bean = settings.options().get(ProtocolOptions.CHAT_MODEL_BEAN);
 		if (bean == null) {
 			throw new IllegalArgumentException("Endpoint '" + settings.name() + "' has protocol spring-ai but no chat-model-bean");
 		}

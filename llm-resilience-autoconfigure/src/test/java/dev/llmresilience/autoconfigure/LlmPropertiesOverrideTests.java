@@ -39,18 +39,24 @@ class LlmPropertiesOverrideTests {
 	void builtInDefaultsApplyWhenNothingIsSet() {
 		this.contextRunner.run((context) -> {
 			EndpointSettings settings = endpoint(context, "a").settings();
-			assertThat(settings.timeout()).isEqualTo(Duration.ofSeconds(60));
-			assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(5));
-			assertThat(settings.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(10));
-			assertThat(settings.upstreamStreaming()).isTrue();
-			assertThat(settings.streamIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
-			assertThat(settings.maxResponseSize()).isEqualTo(10L * 1024 * 1024);
+			assertThat(settings.timeouts().timeout()).isEqualTo(Duration.ofSeconds(60));
+			assertThat(settings.timeouts().connectTimeout()).isEqualTo(Duration.ofSeconds(5));
+			assertThat(settings.timeouts().firstTokenTimeout()).isEqualTo(Duration.ofSeconds(10));
+			assertThat(settings.timeouts().upstreamStreaming()).isTrue();
+			assertThat(settings.timeouts().streamIdleTimeout()).isEqualTo(Duration.ofSeconds(30));
+			assertThat(settings.limits().maxResponseSize()).isEqualTo(10L * 1024 * 1024);
 			assertThat(settings.circuitBreaker()).isEqualTo(new EndpointSettings.CircuitBreakerSettings(20, 20, 50f,
 					Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f, EndpointSettings.Probe.SYNTHETIC));
 			assertThat(settings.retry()).isEqualTo(new EndpointSettings.RetrySettings(3, Duration.ofMillis(500), 2.0,
 					Duration.ofSeconds(8), 0.25, Duration.ofSeconds(10)));
 			assertThat(settings.bulkhead()).isEqualTo(new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
 		});
+	}
+
+	@Test
+	void settingsBuiltInCodeStartFromTheDefaultsTheConfigurationApplies() {
+		this.contextRunner.run((context) -> assertThat(endpoint(context, "a").settings())
+			.isEqualTo(EndpointSettings.builder("a", URI.create("http://localhost:1/v1"), "model-a").build()));
 	}
 
 	@Test
@@ -108,13 +114,13 @@ class LlmPropertiesOverrideTests {
 				for (String name : List.of("a", "b")) {
 					LlmEndpoint endpoint = endpoint(context, name);
 					EndpointSettings settings = endpoint.settings();
-					assertThat(settings.timeout()).isEqualTo(Duration.ofSeconds(20));
-					assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(2));
-					assertThat(settings.firstTokenTimeout()).isEqualTo(Duration.ofSeconds(7));
-					assertThat(settings.streamIdleTimeout()).isEqualTo(Duration.ofSeconds(9));
+					assertThat(settings.timeouts().timeout()).isEqualTo(Duration.ofSeconds(20));
+					assertThat(settings.timeouts().connectTimeout()).isEqualTo(Duration.ofSeconds(2));
+					assertThat(settings.timeouts().firstTokenTimeout()).isEqualTo(Duration.ofSeconds(7));
+					assertThat(settings.timeouts().streamIdleTimeout()).isEqualTo(Duration.ofSeconds(9));
 					assertThat(settings.circuitBreaker()).isEqualTo(new EndpointSettings.CircuitBreakerSettings(10, 5,
 							30f, Duration.ofMinutes(1), 2, Duration.ofSeconds(60), 100f, EndpointSettings.Probe.REQUESTS));
-					assertThat(settings.upstreamStreaming()).isFalse();
+					assertThat(settings.timeouts().upstreamStreaming()).isFalse();
 					assertThat(settings.retry().maxAttempts()).isEqualTo(5);
 					assertThat(settings.retry().initialBackoff()).isEqualTo(Duration.ofMillis(100));
 					assertThat(settings.retry().jitter()).isZero();
@@ -143,7 +149,7 @@ class LlmPropertiesOverrideTests {
 					"llm.endpoints.a.retry.max-attempts=1", "llm.endpoints.a.bulkhead.max-concurrent-calls=2")
 			.run((context) -> {
 				LlmEndpoint a = endpoint(context, "a");
-				assertThat(a.settings().timeout()).isEqualTo(Duration.ofSeconds(3));
+				assertThat(a.settings().timeouts().timeout()).isEqualTo(Duration.ofSeconds(3));
 				assertThat(a.settings().circuitBreaker().failureRateThreshold()).isEqualTo(80f);
 				assertThat(a.settings().retry().maxAttempts()).isEqualTo(1);
 				assertThat(a.settings().bulkhead().maxConcurrentCalls()).isEqualTo(2);
@@ -151,7 +157,7 @@ class LlmPropertiesOverrideTests {
 				assertThat(a.retry().getRetryConfig().getMaxAttempts()).isEqualTo(1);
 				assertThat(a.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()).isEqualTo(2);
 				LlmEndpoint b = endpoint(context, "b");
-				assertThat(b.settings().timeout()).isEqualTo(Duration.ofSeconds(20));
+				assertThat(b.settings().timeouts().timeout()).isEqualTo(Duration.ofSeconds(20));
 				assertThat(b.circuitBreaker().getCircuitBreakerConfig().getFailureRateThreshold()).isEqualTo(30f);
 				assertThat(b.retry().getRetryConfig().getMaxAttempts()).isEqualTo(5);
 				assertThat(b.bulkhead().getBulkheadConfig().getMaxConcurrentCalls()).isEqualTo(7);
@@ -194,18 +200,18 @@ class LlmPropertiesOverrideTests {
 					"llm.endpoints.a.price.input-per-million=2.5", "llm.endpoints.a.price.output-per-million=10")
 			.run((context) -> {
 				EndpointSettings settings = endpoint(context, "a").settings();
-				assertThat(settings.baseUrl()).isEqualTo(URI.create("https://api.example.com/v1"));
-				assertThat(settings.model()).isEqualTo("model-a");
-				assertThat(settings.protocol()).isEqualTo("openai");
-				assertThat(settings.region()).isEqualTo("eu");
-				assertThat(settings.priority()).isZero();
-				assertThat(settings.enabled()).isTrue();
-				assertThat(settings.apiKey().reveal()).isEqualTo("sk-resolved-key");
-				assertThat(settings.headers()).containsExactly(Map.entry("OpenAI-Organization", "org-1"));
-				assertThat(settings.price()).isEqualTo(new EndpointSettings.Price(2.5, 10.0));
+				assertThat(settings.upstream().baseUrl()).isEqualTo(URI.create("https://api.example.com/v1"));
+				assertThat(settings.upstream().model()).isEqualTo("model-a");
+				assertThat(settings.upstream().protocol()).isEqualTo("openai");
+				assertThat(settings.routing().region()).isEqualTo("eu");
+				assertThat(settings.routing().priority()).isZero();
+				assertThat(settings.routing().enabled()).isTrue();
+				assertThat(settings.upstream().apiKey().reveal()).isEqualTo("sk-resolved-key");
+				assertThat(settings.upstream().headers()).containsExactly(Map.entry("OpenAI-Organization", "org-1"));
+				assertThat(settings.routing().price()).isEqualTo(new EndpointSettings.Price(2.5, 10.0));
 				assertThat(settings.toString()).doesNotContain("sk-resolved-key").doesNotContain("org-1");
-				assertThat(endpoint(context, "b").settings().price()).isNull();
-				assertThat(endpoint(context, "b").settings().apiKey().isPresent()).isFalse();
+				assertThat(endpoint(context, "b").settings().routing().price()).isNull();
+				assertThat(endpoint(context, "b").settings().upstream().apiKey().isPresent()).isFalse();
 			});
 	}
 
@@ -217,7 +223,7 @@ class LlmPropertiesOverrideTests {
 					"llm.endpoints[gpt-4.1].retry.max-attempts=2")
 			.run((context) -> {
 				LlmEndpoint endpoint = endpoint(context, "gpt-4.1");
-				assertThat(endpoint.settings().model()).isEqualTo("gpt-4.1");
+				assertThat(endpoint.settings().upstream().model()).isEqualTo("gpt-4.1");
 				assertThat(endpoint.retry().getRetryConfig().getMaxAttempts()).isEqualTo(2);
 				assertThat(context.getBean(EndpointRegistry.class).routeNames())
 					.containsExactly(Map.entry("default", List.of("gpt-4.1", "a", "b")));
@@ -243,7 +249,7 @@ class LlmPropertiesOverrideTests {
 			EndpointRegistry registry = context.getBean(EndpointRegistry.class);
 			assertThat(registry.routeNames()).containsExactly(Map.entry("default", List.of("b")));
 			assertThat(registry.endpoint("a")).isNotNull();
-			assertThat(registry.endpoint("a").settings().enabled()).isFalse();
+			assertThat(registry.endpoint("a").settings().routing().enabled()).isFalse();
 		});
 	}
 

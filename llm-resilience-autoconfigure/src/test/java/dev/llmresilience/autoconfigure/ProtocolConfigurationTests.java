@@ -1,14 +1,24 @@
 package dev.llmresilience.autoconfigure;
 
+import java.net.URI;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 
 import dev.llmresilience.engine.EndpointRegistry;
 import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.ClientSettings.InvalidOptionException;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
+import dev.llmresilience.protocol.LlmClient;
+import dev.llmresilience.protocol.LlmClientFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -20,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The keys of protocols {@code anthropic} and {@code azure-openai}: their defaults, and a bad or
  * missing value failing start-up with a message that names the property and what to do, without
- * the key.
+ * the key; and those keys as a protocol of the application's own gets and refuses them.
  */
 class ProtocolConfigurationTests {
 
@@ -33,9 +43,9 @@ class ProtocolConfigurationTests {
 	void anthropicEndpointStartsWithTheDefaultVersion() {
 		this.contextRunner.withPropertyValues(anthropic()).run((context) -> {
 			EndpointSettings settings = settings(context, "claude");
-			assertThat(settings.protocol()).isEqualTo("anthropic");
-			assertThat(settings.anthropicVersion()).isEqualTo("2023-06-01");
-			assertThat(settings.deployment()).isNull();
+			assertThat(settings.upstream().protocol()).isEqualTo("anthropic");
+			assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isEqualTo("2023-06-01");
+			assertThat(settings.options().get(ProtocolOptions.DEPLOYMENT)).isNull();
 			assertThat(settings.providerName()).isEqualTo("anthropic");
 		});
 	}
@@ -44,9 +54,9 @@ class ProtocolConfigurationTests {
 	void azureEndpointStartsWithTheDefaultApiVersion() {
 		this.contextRunner.withPropertyValues(azure("llm.endpoints.azure.deployment=gpt-4o-prod")).run((context) -> {
 			EndpointSettings settings = settings(context, "azure");
-			assertThat(settings.deployment()).isEqualTo("gpt-4o-prod");
-			assertThat(settings.apiVersion()).isEqualTo("2024-10-21");
-			assertThat(settings.anthropicVersion()).isNull();
+			assertThat(settings.options().get(ProtocolOptions.DEPLOYMENT)).isEqualTo("gpt-4o-prod");
+			assertThat(settings.options().get(ProtocolOptions.API_VERSION)).isEqualTo("2024-10-21");
+			assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isNull();
 			assertThat(settings.providerName()).isEqualTo("azure.ai.openai");
 		});
 	}
@@ -56,8 +66,45 @@ class ProtocolConfigurationTests {
 		this.contextRunner.withPropertyValues("llm.endpoints.main.base-url=http://localhost:9/v1",
 				"llm.endpoints.main.model=gpt-4o").run((context) -> {
 					EndpointSettings settings = settings(context, "main");
-					assertThat(settings.anthropicVersion()).isNull();
-					assertThat(settings.apiVersion()).isNull();
+					assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isNull();
+					assertThat(settings.options().get(ProtocolOptions.API_VERSION)).isNull();
+				});
+	}
+
+	@Test
+	void aProtocolOfTheApplicationGetsTheOptionsAsSet() {
+		this.contextRunner.withBean("ownClients", OwnProtocol.class, OwnProtocol::new)
+			.withPropertyValues("llm.endpoints.own.protocol=own", "llm.endpoints.own.base-url=http://localhost:9/v1",
+					"llm.endpoints.own.model=m", "llm.endpoints.own.deployment=my-deployment",
+					"llm.endpoints.own.api-version=2025-01-01-preview")
+			.run((context) -> {
+				ProtocolOptions options = settings(context, "own").options();
+				assertThat(options.values()).containsExactlyInAnyOrderEntriesOf(Map.of(ProtocolOptions.ANTHROPIC_VERSION,
+						"2023-06-01", ProtocolOptions.DEPLOYMENT, "my-deployment", ProtocolOptions.API_VERSION,
+						"2025-01-01-preview"));
+				assertThat(context.getBean(OwnProtocol.class).created).containsExactly(options);
+			});
+	}
+
+	@Test
+	void anOptionTheProtocolRefusesFailsStartUpNamingItsProperty() {
+		this.contextRunner.withBean("ownClients", LlmClientFactory.class, () -> new OwnProtocol() {
+
+			@Override
+			public ProtocolOptions options(ProtocolOptions options, String prefix, URI baseUrl) {
+				throw new InvalidOptionException(prefix + ProtocolOptions.DEPLOYMENT, "is set",
+						"The own protocol has no deployments.");
+			}
+
+		}).withPropertyValues("llm.endpoints.own.protocol=own", "llm.endpoints.own.base-url=http://localhost:9/v1",
+				"llm.endpoints.own.model=m", "llm.endpoints.own.deployment=d").run((context) -> {
+					assertThat(context).hasFailed();
+					assertThat(context.getStartupFailure()).rootCause()
+						.isInstanceOfSatisfying(LlmConfigurationException.class, (failure) -> {
+							assertThat(failure.getProperty()).isEqualTo("llm.endpoints.own.deployment");
+							assertThat(failure.getMessage())
+								.isEqualTo("llm.endpoints.own.deployment: is set. The own protocol has no deployments.");
+						});
 				});
 	}
 
@@ -109,6 +156,24 @@ class ProtocolConfigurationTests {
 		assertRejected(new String[] { "llm.endpoints.azure.protocol=azure-openai", "llm.endpoints.azure.model=gpt-4o" },
 				"llm.endpoints.azure.base-url", "is missing", "Set it to your Azure OpenAI resource's endpoint, e.g. "
 						+ "llm.endpoints.azure.base-url=https://my-resource.openai.azure.com.");
+	}
+
+	/** A protocol of the application's own, which keeps the options as set and records what its clients got. */
+	static class OwnProtocol implements LlmClientFactory {
+
+		final List<ProtocolOptions> created = new CopyOnWriteArrayList<>();
+
+		@Override
+		public String protocol() {
+			return "own";
+		}
+
+		@Override
+		public LlmClient create(ClientSettings settings) {
+			this.created.add(settings.options());
+			return (request) -> Mono.empty();
+		}
+
 	}
 
 	private static String[] anthropic(String... properties) {

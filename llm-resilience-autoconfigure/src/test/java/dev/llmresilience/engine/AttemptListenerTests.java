@@ -15,7 +15,7 @@ import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.gateway.LlmGatewayListener;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.Completion;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
@@ -41,14 +41,14 @@ class AttemptListenerTests {
 		Sinks.One<Completion> answer = Sinks.one();
 		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
 				BulkheadRegistry.ofDefaults(), new FailureClassifier(), Clock.systemUTC(), () -> 0.5);
-		EndpointSettings settings = new EndpointSettings("only", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
-				"only-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofSeconds(30), 3,
-						Duration.ofSeconds(60), 100f),
-				new EndpointSettings.RetrySettings(3, Duration.ofMillis(1), 2.0, Duration.ofMillis(4), 0.25,
-						Duration.ofSeconds(10)),
-				new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
+		EndpointSettings settings = EndpointSettings.builder("only", URI.create("http://127.0.0.1:9/v1"), "only-model")
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(TestEndpoints.DEFAULT_BREAKER)
+			.retry(new EndpointSettings.RetrySettings(3, Duration.ofMillis(1), 2.0, Duration.ofMillis(4), 0.25,
+					Duration.ofSeconds(10)))
+			.build();
 		LlmEndpoint endpoint = factory.create(settings, (request) -> answer.asMono());
 		List<Outcome> heard = new CopyOnWriteArrayList<>();
 		LlmGatewayListener listener = new LlmGatewayListener() {

@@ -3,7 +3,6 @@ package dev.llmresilience.engine;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -13,7 +12,7 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.reactivestreams.Subscription;
@@ -32,12 +31,15 @@ class AttemptTimeTests {
 
 	// timeout 10 s, first-token-timeout 2 s, stream-idle-timeout 3 s; retries after 100 ms, 200 ms, ...
 	// up to 1 s, with a jitter of a half (the deadline check reserves the longest jittered wait)
-	private static final EndpointSettings SETTINGS = new EndpointSettings("timed", URI.create("http://127.0.0.1:9/v1"),
-			ApiKey.of(null), "timed-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(10),
-			Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(3), 1 << 20, TestEndpoints.DEFAULT_BREAKER,
-			new EndpointSettings.RetrySettings(4, Duration.ofMillis(100), 2.0, Duration.ofSeconds(1), 0.5,
-					Duration.ofSeconds(10)),
-			new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
+	private static final EndpointSettings SETTINGS = EndpointSettings
+		.builder("timed", URI.create("http://127.0.0.1:9/v1"), "timed-model")
+		.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofSeconds(2),
+				Duration.ofSeconds(3), true))
+		.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+		.circuitBreaker(TestEndpoints.DEFAULT_BREAKER)
+		.retry(new EndpointSettings.RetrySettings(4, Duration.ofMillis(100), 2.0, Duration.ofSeconds(1), 0.5,
+				Duration.ofSeconds(10)))
+		.build();
 
 	private static final long NOW = Duration.ofHours(1).toNanos();
 
@@ -282,12 +284,10 @@ class AttemptTimeTests {
 
 	private static EndpointSettings withAttempts(int maxAttempts) {
 		EndpointSettings.RetrySettings retry = SETTINGS.retry();
-		return new EndpointSettings(SETTINGS.name(), SETTINGS.baseUrl(), SETTINGS.apiKey(), SETTINGS.model(),
-				SETTINGS.protocol(), 0, null, true, Map.of(), null, SETTINGS.timeout(), SETTINGS.connectTimeout(),
-				SETTINGS.firstTokenTimeout(), SETTINGS.streamIdleTimeout(), SETTINGS.maxResponseSize(),
-				SETTINGS.circuitBreaker(), new EndpointSettings.RetrySettings(maxAttempts, retry.initialBackoff(),
-						retry.multiplier(), retry.maxBackoff(), retry.jitter(), retry.maxRetryAfter()),
-				SETTINGS.bulkhead());
+		return SETTINGS.toBuilder()
+			.retry(new EndpointSettings.RetrySettings(maxAttempts, retry.initialBackoff(), retry.multiplier(),
+					retry.maxBackoff(), retry.jitter(), retry.maxRetryAfter()))
+			.build();
 	}
 
 	private static void assertRefused(Throwable error) {

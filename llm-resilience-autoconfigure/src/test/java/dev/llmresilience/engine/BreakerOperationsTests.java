@@ -52,11 +52,11 @@ class BreakerOperationsTests {
 	void writeOperationMovesTheBreakerToEachState() {
 		this.contextRunner.run((context) -> {
 			LlmBreakersEndpoint endpoint = context.getBean(LlmBreakersEndpoint.class);
-			assertThat(endpoint.transition("primary", "FORCED_OPEN").state()).isEqualTo("FORCED_OPEN");
-			assertThat(endpoint.transition("primary", "CLOSED").state()).isEqualTo("CLOSED");
-			assertThat(endpoint.transition("primary", "disabled").state()).isEqualTo("DISABLED");
+			assertThat(endpoint.transition("primary", "FORCED_OPEN").breaker().state()).isEqualTo("FORCED_OPEN");
+			assertThat(endpoint.transition("primary", "CLOSED").breaker().state()).isEqualTo("CLOSED");
+			assertThat(endpoint.transition("primary", "disabled").breaker().state()).isEqualTo("DISABLED");
 			EndpointDescriptor reset = endpoint.transition("primary", "RESET");
-			assertThat(reset.state()).isEqualTo("CLOSED");
+			assertThat(reset.breaker().state()).isEqualTo("CLOSED");
 			assertThat(reset.transitions()).extracting((transition) -> transition.from() + "->" + transition.to())
 				.containsExactly("CLOSED->FORCED_OPEN", "FORCED_OPEN->CLOSED", "CLOSED->DISABLED", "DISABLED->CLOSED");
 		});

@@ -3,7 +3,6 @@ package dev.llmresilience.engine;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -12,7 +11,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -38,10 +37,13 @@ class CircuitBreakerPermitTests {
 	private final HeldCall upstream = new HeldCall();
 
 	private final LlmEndpoint endpoint = new TestEndpoints(() -> 0.5).factory()
-		.create(new EndpointSettings("permits", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null), "permit-model",
-				"openai", 0, null, true, Map.of(), null, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20, TestEndpoints.DEFAULT_BREAKER, retry(1),
-				new EndpointSettings.BulkheadSettings(50, Duration.ZERO)), this.upstream);
+		.create(EndpointSettings.builder("permits", URI.create("http://127.0.0.1:9/v1"), "permit-model")
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(TestEndpoints.DEFAULT_BREAKER)
+			.retry(retry(1))
+			.build(), this.upstream);
 
 	private final CircuitBreaker breaker = this.endpoint.circuitBreaker();
 

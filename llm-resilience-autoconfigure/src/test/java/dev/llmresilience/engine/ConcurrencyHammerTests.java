@@ -21,7 +21,7 @@ import dev.llmresilience.gateway.DeferredRequestCompletedEvent;
 import dev.llmresilience.gateway.DeferredRequestFailedEvent;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGateway;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.spi.RouteSelector;
 import io.github.resilience4j.bulkhead.BulkheadRegistry;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
@@ -355,14 +355,17 @@ class ConcurrencyHammerTests {
 
 	private LlmEndpoint endpoint(EndpointFactory factory, String name, int priority, int probes, int bulkhead,
 			HammerClient upstream) {
-		EndpointSettings settings = new EndpointSettings(name, URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
-				name + "-model", "openai", priority, null, true, Map.of(), null, ATTEMPT_TIMEOUT, Duration.ofSeconds(1),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				new EndpointSettings.CircuitBreakerSettings(WINDOW, 20, 50f, OPEN_STATE, probes, Duration.ofSeconds(10),
-						100f),
-				new EndpointSettings.RetrySettings(2, Duration.ofMillis(1), 2.0, Duration.ofMillis(2), 0.5,
-						Duration.ofSeconds(1)),
-				new EndpointSettings.BulkheadSettings(bulkhead, Duration.ZERO));
+		EndpointSettings settings = EndpointSettings.builder(name, URI.create("http://127.0.0.1:9/v1"), name + "-model")
+			.routing(new EndpointSettings.Routing(priority, null, true, null))
+			.timeouts(new EndpointSettings.Timeouts(ATTEMPT_TIMEOUT, Duration.ofSeconds(1), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(new EndpointSettings.CircuitBreakerSettings(WINDOW, 20, 50f, OPEN_STATE, probes,
+					Duration.ofSeconds(10), 100f))
+			.retry(new EndpointSettings.RetrySettings(2, Duration.ofMillis(1), 2.0, Duration.ofMillis(2), 0.5,
+					Duration.ofSeconds(1)))
+			.bulkhead(new EndpointSettings.BulkheadSettings(bulkhead, Duration.ZERO))
+			.build();
 		LlmEndpoint endpoint = factory.create(settings, upstream);
 		upstream.breaker(endpoint.circuitBreaker());
 		this.tally.listenTo(endpoint.circuitBreaker());

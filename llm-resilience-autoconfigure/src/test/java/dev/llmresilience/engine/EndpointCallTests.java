@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -16,7 +15,7 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.engine.TestEndpoints.FakeClient;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
@@ -231,14 +230,16 @@ class EndpointCallTests {
 	}
 
 	private static EndpointSettings settings(int maxAttempts, int probes, int maxConcurrentCalls) {
-		return new EndpointSettings("call", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
-				"call-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(60), Duration.ofSeconds(5),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofSeconds(30), probes,
-						Duration.ofSeconds(60), 100f),
-				new EndpointSettings.RetrySettings(maxAttempts, Duration.ofMillis(1), 2.0, Duration.ofMillis(4), 0,
-						Duration.ofSeconds(10)),
-				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO));
+		return EndpointSettings.builder("call", URI.create("http://127.0.0.1:9/v1"), "call-model")
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofSeconds(30), probes,
+					Duration.ofSeconds(60), 100f))
+			.retry(new EndpointSettings.RetrySettings(maxAttempts, Duration.ofMillis(1), 2.0, Duration.ofMillis(4), 0,
+					Duration.ofSeconds(10)))
+			.bulkhead(new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO))
+			.build();
 	}
 
 }

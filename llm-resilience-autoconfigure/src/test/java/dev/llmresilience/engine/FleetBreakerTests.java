@@ -209,7 +209,7 @@ class FleetBreakerTests {
 				this.redis.replica("b", provider(this.healthy))), (replicas) -> {
 					ApplicationContext a = replicas.get(0);
 					ApplicationContext b = replicas.get(1);
-					assertThat(a.getBean(LlmBreakersEndpoint.class).transition("primary", "forced_open").state())
+					assertThat(a.getBean(LlmBreakersEndpoint.class).transition("primary", "forced_open").breaker().state())
 						.isEqualTo("FORCED_OPEN");
 					await().atMost(Duration.ofSeconds(30)).until(() -> state(b) == CircuitBreaker.State.FORCED_OPEN);
 					assertThat(chat(b).tier()).isEqualTo(Tier.BUSY);

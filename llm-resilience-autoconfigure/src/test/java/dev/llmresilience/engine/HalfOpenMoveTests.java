@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -18,7 +17,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.openai.OpenAiClientFactory;
 import dev.llmresilience.support.FakeUpstream.Gate;
@@ -94,12 +93,15 @@ class HalfOpenMoveTests {
 	private static LlmEndpoint endpoint(MockWebServer server, Clock clock, List<ConnectionProvider> pools) {
 		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
 				BulkheadRegistry.ofDefaults(), new FailureClassifier(), clock, () -> 0.5);
-		EndpointSettings settings = new EndpointSettings("primary", URI.create(server.url("/v1").toString()),
-				ApiKey.of(null), "primary-model", OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null,
-				Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofMillis(200), 3,
-						Duration.ofSeconds(60), 100f, EndpointSettings.Probe.SYNTHETIC),
-				TestEndpoints.retry(1), new EndpointSettings.BulkheadSettings(50, Duration.ZERO), true);
+		EndpointSettings settings = EndpointSettings
+			.builder("primary", URI.create(server.url("/v1").toString()), "primary-model")
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(2), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofMillis(200), 3,
+					Duration.ofSeconds(60), 100f, EndpointSettings.Probe.SYNTHETIC))
+			.retry(TestEndpoints.retry(1))
+			.build();
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		pools.add(pool);
 		return factory.create(settings,

@@ -3,7 +3,6 @@ package dev.llmresilience.engine;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.llmresilience.chat.Attempt;
@@ -11,7 +10,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
@@ -51,10 +50,13 @@ class HalfOpenProbeTests {
 	}
 
 	private LlmEndpoint endpoint(boolean upstreamStreaming) {
-		EndpointSettings settings = new EndpointSettings("held", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
-				"held-model", "openai", 0, null, true, Map.of(), null, Duration.ofSeconds(30), Duration.ofSeconds(1),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20, ONE_PROBE, retry(1),
-				new EndpointSettings.BulkheadSettings(50, Duration.ZERO), upstreamStreaming);
+		EndpointSettings settings = EndpointSettings.builder("held", URI.create("http://127.0.0.1:9/v1"), "held-model")
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), upstreamStreaming))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(ONE_PROBE)
+			.retry(retry(1))
+			.build();
 		return this.endpoints.factory().create(settings, this.upstream);
 	}
 

@@ -92,8 +92,8 @@ class HedgeOperationsTests {
 			assertThat(hedging.maxRatio()).isEqualTo(1.0);
 			assertThat(hedging.hedgeWon()).isOne();
 			assertThat(hedging.firstWon()).isZero();
-			assertThat(breakers.endpoints().get("primary").slowCalls()).as("the loser's slow call").isOne();
-			assertThat(breakers.endpoints().get("primary").failedCalls()).isZero();
+			assertThat(breakers.endpoints().get("primary").breaker().slowCalls()).as("the loser's slow call").isOne();
+			assertThat(breakers.endpoints().get("primary").breaker().failedCalls()).isZero();
 			assertThat(breakers.endpoints().get("backup").firstToken().samples()).isOne();
 			release.countDown();
 		});

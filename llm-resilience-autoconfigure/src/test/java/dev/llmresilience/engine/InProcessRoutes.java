@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.spi.BalanceSource;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
@@ -49,11 +49,15 @@ final class InProcessRoutes {
 	 * @return this
 	 */
 	InProcessRoutes endpoint(String name, int priority, EndpointSettings.@Nullable Price price, int bulkhead) {
-		EndpointSettings settings = new EndpointSettings(name, URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
-				name + "-model", "openai", priority, null, true, Map.of(), price, Duration.ofSeconds(30),
-				Duration.ofSeconds(1), Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				TestEndpoints.DEFAULT_BREAKER, TestEndpoints.retry(1),
-				new EndpointSettings.BulkheadSettings(bulkhead, Duration.ZERO));
+		EndpointSettings settings = EndpointSettings.builder(name, URI.create("http://127.0.0.1:9/v1"), name + "-model")
+			.routing(new EndpointSettings.Routing(priority, null, true, price))
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(TestEndpoints.DEFAULT_BREAKER)
+			.retry(TestEndpoints.retry(1))
+			.bulkhead(new EndpointSettings.BulkheadSettings(bulkhead, Duration.ZERO))
+			.build();
 		this.endpoints.put(name, TestEndpoints.endpoint(settings, new TestEndpoints.FakeClient(Flux::empty)));
 		return this;
 	}

@@ -257,7 +257,7 @@ class KeySafetyTests {
 	private void readEverythingAUserCanRead(ConfigurableApplicationContext context) {
 		EndpointRegistry registry = context.getBean(EndpointRegistry.class);
 		for (LlmEndpoint endpoint : registry.endpoints()) {
-			this.seen.add(endpoint + " " + endpoint.settings() + " " + endpoint.settings().apiKey() + " "
+			this.seen.add(endpoint + " " + endpoint.settings() + " " + endpoint.settings().upstream().apiKey() + " "
 					+ context.getBean(BreakerTransitions.class).recent(endpoint.name()) + " " + endpoint.circuitBreaker() + " "
 					+ endpoint.bulkhead());
 		}

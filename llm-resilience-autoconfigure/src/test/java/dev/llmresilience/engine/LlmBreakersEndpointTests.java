@@ -81,7 +81,7 @@ class LlmBreakersEndpointTests {
 			.run((context) -> {
 				BreakersDescriptor report = context.getBean(LlmBreakersEndpoint.class).breakers();
 				assertThat(report.endpoints().keySet()).containsExactly("backup", "main", "off");
-				assertThat(report.endpoints().get("off").enabled()).isFalse();
+				assertThat(report.endpoints().get("off").settings().enabled()).isFalse();
 				assertThat(report.routes()).containsOnly(Map.entry("default", List.of("backup", "main")),
 						Map.entry("cheap", List.of("backup")));
 			});
@@ -101,11 +101,11 @@ class LlmBreakersEndpointTests {
 				assertThat(context.getBean(LlmGateway.class).chat("hello").block(Duration.ofSeconds(10)).tier())
 					.isEqualTo(Tier.BUSY);
 				EndpointDescriptor main = context.getBean(LlmBreakersEndpoint.class).breaker("main");
-				assertThat(main.state()).isEqualTo("CLOSED");
-				assertThat(main.bufferedCalls()).isEqualTo(1);
-				assertThat(main.failedCalls()).isEqualTo(1);
-				assertThat(main.failureRate()).isEqualTo(-1.0f);
-				assertThat(main.notPermittedCalls()).isZero();
+				assertThat(main.breaker().state()).isEqualTo("CLOSED");
+				assertThat(main.breaker().bufferedCalls()).isEqualTo(1);
+				assertThat(main.breaker().failedCalls()).isEqualTo(1);
+				assertThat(main.breaker().failureRate()).isEqualTo(-1.0f);
+				assertThat(main.breaker().notPermittedCalls()).isZero();
 				assertThat(main.lastTransition()).isNull();
 			});
 	}
@@ -124,10 +124,10 @@ class LlmBreakersEndpointTests {
 					assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.BUSY);
 				}
 				EndpointDescriptor main = context.getBean(LlmBreakersEndpoint.class).breaker("main");
-				assertThat(main.state()).isEqualTo("OPEN");
-				assertThat(main.failureRate()).isEqualTo(100.0f);
-				assertThat(main.failedCalls()).isEqualTo(2);
-				assertThat(main.notPermittedCalls()).isEqualTo(1);
+				assertThat(main.breaker().state()).isEqualTo("OPEN");
+				assertThat(main.breaker().failureRate()).isEqualTo(100.0f);
+				assertThat(main.breaker().failedCalls()).isEqualTo(2);
+				assertThat(main.breaker().notPermittedCalls()).isEqualTo(1);
 				assertThat(main.lastTransition().from()).isEqualTo("CLOSED");
 				assertThat(main.lastTransition().to()).isEqualTo("OPEN");
 				assertThat(this.server.getRequestCount()).isEqualTo(2);

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.llmresilience.chat.ChatRequest;
@@ -13,7 +12,7 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.engine.TestEndpoints.FakeClient;
 import dev.llmresilience.failure.LlmUpstreamException;
 import dev.llmresilience.gateway.EndpointSettings;
-import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.CompletionDelta;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
@@ -161,12 +160,16 @@ class SyntheticProbeResendTests {
 	}
 
 	private LlmEndpoint endpoint(boolean enabled) {
-		EndpointSettings settings = new EndpointSettings("probed", URI.create("http://127.0.0.1:9/v1"), ApiKey.of(null),
-				"probed-model", "openai", 0, null, enabled, Map.of(), null, Duration.ofSeconds(60), Duration.ofSeconds(5),
-				Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofMinutes(10), 1, Duration.ofSeconds(60),
-						100f, EndpointSettings.Probe.SYNTHETIC),
-				TestEndpoints.retry(1), new EndpointSettings.BulkheadSettings(1, Duration.ZERO));
+		EndpointSettings settings = EndpointSettings.builder("probed", URI.create("http://127.0.0.1:9/v1"), "probed-model")
+			.routing(new EndpointSettings.Routing(0, null, enabled, null))
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(60), Duration.ofSeconds(5), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, Duration.ofMinutes(10), 1,
+					Duration.ofSeconds(60), 100f, EndpointSettings.Probe.SYNTHETIC))
+			.retry(TestEndpoints.retry(1))
+			.bulkhead(new EndpointSettings.BulkheadSettings(1, Duration.ZERO))
+			.build();
 		return this.endpoints.factory().create(settings, this.client);
 	}
 

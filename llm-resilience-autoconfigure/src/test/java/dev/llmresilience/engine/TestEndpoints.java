@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
@@ -19,6 +18,7 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.ApiKey;
+import dev.llmresilience.protocol.ClientSettings.Limits;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import dev.llmresilience.protocol.LlmClient;
@@ -90,10 +90,14 @@ public final class TestEndpoints implements AutoCloseable {
 	 */
 	public LlmEndpoint create(MockWebServer server, EndpointSettings.CircuitBreakerSettings breaker,
 			EndpointSettings.RetrySettings retry) {
-		EndpointSettings settings = new EndpointSettings("direct", URI.create(server.url("/v1").toString()),
-				ApiKey.of(null), "direct-model", OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null,
-				Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(30), Duration.ofSeconds(30), 1 << 20,
-				breaker, retry, new EndpointSettings.BulkheadSettings(50, Duration.ZERO));
+		EndpointSettings settings = EndpointSettings
+			.builder("direct", URI.create(server.url("/v1").toString()), "direct-model")
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(2), Duration.ofSeconds(30),
+					Duration.ofSeconds(30), true))
+			.limits(Limits.DEFAULT.withMaxResponseSize(1 << 20))
+			.circuitBreaker(breaker)
+			.retry(retry)
+			.build();
 		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
 		this.pools.add(pool);
 		OpenAiClientFactory clients = new OpenAiClientFactory(new UpstreamFailures(this.clock));
@@ -130,14 +134,15 @@ public final class TestEndpoints implements AutoCloseable {
 	 */
 	public static EndpointSettings settings(String name, String baseUrl, Duration firstTokenTimeout,
 			Duration streamIdleTimeout, int maxAttempts, int maxConcurrentCalls) {
-		return new EndpointSettings(name, URI.create(baseUrl), ApiKey.of("sk-test-123456789"), "m-" + name, "openai", 0,
-				null, true, Map.of(), null, Duration.ofSeconds(60), Duration.ofSeconds(5), firstTokenTimeout,
-				streamIdleTimeout, 10 * 1024 * 1024,
-				new EndpointSettings.CircuitBreakerSettings(20, 20, 50, Duration.ofSeconds(30), 3,
-						Duration.ofSeconds(60), 100),
-				new EndpointSettings.RetrySettings(maxAttempts, Duration.ofMillis(1), 2.0, Duration.ofSeconds(8), 0,
-						Duration.ofSeconds(10)),
-				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO));
+		return EndpointSettings.builder(name, URI.create(baseUrl), "m-" + name)
+			.apiKey(ApiKey.of("sk-test-123456789"))
+			.timeouts(new EndpointSettings.Timeouts(Duration.ofSeconds(60), Duration.ofSeconds(5), firstTokenTimeout,
+					streamIdleTimeout, true))
+			.circuitBreaker(DEFAULT_BREAKER)
+			.retry(new EndpointSettings.RetrySettings(maxAttempts, Duration.ofMillis(1), 2.0, Duration.ofSeconds(8), 0,
+					Duration.ofSeconds(10)))
+			.bulkhead(new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO))
+			.build();
 	}
 
 	/**

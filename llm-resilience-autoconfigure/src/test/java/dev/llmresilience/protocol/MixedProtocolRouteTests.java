@@ -101,8 +101,8 @@ class MixedProtocolRouteTests {
 			assertThat(BreakerCalls.of(context, "azure")).isEqualTo(BreakerCalls.successes(1));
 			BreakersDescriptor report = context.getBean(LlmBreakersEndpoint.class).breakers();
 			assertThat(report.routes()).containsEntry("mixed", List.of("openai", "anthropic", "azure"));
-			assertThat(report.endpoints().get("anthropic").failedCalls()).isEqualTo(3);
-			assertThat(report.endpoints().get("azure").bufferedCalls()).isEqualTo(1);
+			assertThat(report.endpoints().get("anthropic").breaker().failedCalls()).isEqualTo(3);
+			assertThat(report.endpoints().get("azure").breaker().bufferedCalls()).isEqualTo(1);
 			MeterRegistry meters = context.getBean(MeterRegistry.class);
 			assertThat(attempts(meters, "openai", "SERVER_ERROR")).isEqualTo(6);
 			assertThat(attempts(meters, "anthropic", "SERVER_ERROR")).isEqualTo(3);

@@ -4,6 +4,7 @@ import java.util.Map;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.engine.LlmAutoConfiguration;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.ai.chat.model.ChatModel;
@@ -72,7 +73,7 @@ class SpringAiConfigurationTests {
 			.withBean("vendorChatModel", ChatModel.class, () -> (prompt) -> null)
 			.run((context) -> assertThat(context).hasNotFailed()
 				.getBean(dev.llmresilience.engine.EndpointRegistry.class)
-				.extracting((registry) -> registry.endpoint("claude").settings().chatModelBean())
+				.extracting((registry) -> registry.endpoint("claude").settings().options().get(ProtocolOptions.CHAT_MODEL_BEAN))
 				.isEqualTo("vendorChatModel"));
 	}
 

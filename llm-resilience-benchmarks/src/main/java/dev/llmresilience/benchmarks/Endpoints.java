@@ -37,9 +37,6 @@ final class Endpoints implements AutoCloseable {
 	/** {@code llm.gateway.deadline}'s default. */
 	static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(90);
 
-	/** {@code first-token-timeout}'s default. */
-	static final Duration FIRST_TOKEN_TIMEOUT = Duration.ofSeconds(10);
-
 	private final FailureClassifier classifier = new FailureClassifier();
 
 	private final BiFunction<EndpointSettings, LlmClient, LlmEndpoint> factory = BenchmarkAccess.endpoints(this.classifier);
@@ -49,10 +46,11 @@ final class Endpoints implements AutoCloseable {
 	private final List<ConnectionProvider> pools = new ArrayList<>();
 
 	/**
-	 * Settings with every value at its built-in default (docs/configuration.md), each duration
-	 * multiplied by {@code scale}: timeout 60 s, connect 5 s, first token 10 s, stream idle 30 s,
-	 * chat sent upstream as a stream, breaker window 20 at 50 %, 30 s open, 3 synthetic probes, slow
-	 * call 60 s, 3 attempts with backoff 500 ms x2 up to 8 s, bulkhead of {@code maxConcurrentCalls}.
+	 * Settings with every value at its built-in default (each settings record's {@code DEFAULT}), each
+	 * duration multiplied by {@code scale}: timeout 60 s, connect 5 s, first token 10 s, stream idle
+	 * 30 s, chat sent upstream as a stream, breaker window 20 at 50 %, 30 s open, 3 synthetic probes,
+	 * slow call 60 s, 3 attempts with backoff 500 ms x2 up to 8 s, bulkhead of
+	 * {@code maxConcurrentCalls}.
 	 * @param name the endpoint's name
 	 * @param baseUrl its base URL
 	 * @param scale 1 for the defaults, 0.01 for the outage replay's 1/100 time
@@ -76,23 +74,32 @@ final class Endpoints implements AutoCloseable {
 	 */
 	static EndpointSettings settings(String name, String baseUrl, double scale, int maxConcurrentCalls,
 			boolean upstreamStreaming) {
-		return new EndpointSettings(name, URI.create(baseUrl), ApiKey.of("sk-bench"), name + "-model",
-				OpenAiClientFactory.PROTOCOL, 0, null, true, Map.of(), null, scaled(Duration.ofSeconds(60), scale),
-				scaled(Duration.ofSeconds(5), scale), scaled(FIRST_TOKEN_TIMEOUT, scale),
-				scaled(Duration.ofSeconds(30), scale), 10L * 1024 * 1024,
-				new EndpointSettings.CircuitBreakerSettings(20, 20, 50f, scaled(Duration.ofSeconds(30), scale), 3,
-						scaled(Duration.ofSeconds(60), scale), 100f, EndpointSettings.Probe.SYNTHETIC),
-				new EndpointSettings.RetrySettings(3, scaled(Duration.ofMillis(500), scale), 2.0,
-						scaled(Duration.ofSeconds(8), scale), 0.25, scaled(Duration.ofSeconds(10), scale)),
-				new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO), upstreamStreaming);
+		EndpointSettings.Timeouts timeouts = EndpointSettings.Timeouts.DEFAULT;
+		EndpointSettings.CircuitBreakerSettings breaker = EndpointSettings.CircuitBreakerSettings.DEFAULT;
+		EndpointSettings.RetrySettings retry = EndpointSettings.RetrySettings.DEFAULT;
+		return EndpointSettings.builder(name, URI.create(baseUrl), name + "-model")
+			.apiKey(ApiKey.of("sk-bench"))
+			.timeouts(new EndpointSettings.Timeouts(scaled(timeouts.timeout(), scale),
+					scaled(timeouts.connectTimeout(), scale), scaled(timeouts.firstTokenTimeout(), scale),
+					scaled(timeouts.streamIdleTimeout(), scale), upstreamStreaming))
+			.circuitBreaker(new EndpointSettings.CircuitBreakerSettings(breaker.slidingWindowSize(),
+					breaker.minimumNumberOfCalls(), breaker.failureRateThreshold(),
+					scaled(breaker.waitDurationInOpenState(), scale), breaker.permittedCallsInHalfOpenState(),
+					scaled(breaker.slowCallDurationThreshold(), scale), breaker.slowCallRateThreshold(), breaker.probe()))
+			.retry(new EndpointSettings.RetrySettings(retry.maxAttempts(), scaled(retry.initialBackoff(), scale),
+					retry.multiplier(), scaled(retry.maxBackoff(), scale), retry.jitter(),
+					scaled(retry.maxRetryAfter(), scale)))
+			.bulkhead(new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO))
+			.build();
 	}
 
 	/** The settings the gateway's endpoints run with, as the run's log should show them. */
 	static String describe(EndpointSettings settings) {
 		return String.format(Locale.ROOT,
 				"timeout %s, connect %s, first token %s, stream idle %s, upstream streaming %s, breaker %s, retry %s, bulkhead %s",
-				settings.timeout(), settings.connectTimeout(), settings.firstTokenTimeout(), settings.streamIdleTimeout(),
-				settings.upstreamStreaming(), settings.circuitBreaker(), settings.retry(), settings.bulkhead());
+				settings.timeouts().timeout(), settings.timeouts().connectTimeout(), settings.timeouts().firstTokenTimeout(),
+				settings.timeouts().streamIdleTimeout(), settings.timeouts().upstreamStreaming(), settings.circuitBreaker(),
+				settings.retry(), settings.bulkhead());
 	}
 
 	static EndpointSettings settings(String name, String baseUrl) {

@@ -88,7 +88,7 @@ public final class LoopbackLoad {
 			if (attribution) {
 				// The raw call behind one Reactor timer, as the attempt's watchdog sets one, and nothing else
 				sides.add(new Side("raw+1tmo", connections, () -> raw.chat()
-					.timeout(endpoint.settings().timeout())
+					.timeout(endpoint.settings().timeouts().timeout())
 					.map((content) -> !content.isEmpty())));
 			}
 			for (int concurrency : CONCURRENCIES) {

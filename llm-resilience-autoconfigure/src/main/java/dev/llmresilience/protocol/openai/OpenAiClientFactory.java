@@ -1,9 +1,12 @@
 package dev.llmresilience.protocol.openai;
 
+import java.net.URI;
 import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import dev.llmresilience.protocol.ClientSettings;
+import dev.llmresilience.protocol.ClientSettings.InvalidOptionException;
+import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
 import dev.llmresilience.protocol.LlmClientFactory;
 import dev.llmresilience.protocol.UpstreamFailures;
 import dev.llmresilience.protocol.UpstreamHttp;
@@ -49,6 +52,20 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	@Override
 	public String protocol() {
 		return PROTOCOL;
+	}
+
+	/**
+	 * Refuse a {@code deployment}, and keep no option: the OpenAI format has none.
+	 * @param options what the endpoint set
+	 * @param prefix the endpoint's property prefix, with its trailing dot
+	 * @param baseUrl the endpoint's base URL
+	 * @return no option
+	 * @throws InvalidOptionException when a deployment is set
+	 */
+	@Override
+	public ProtocolOptions options(ProtocolOptions options, String prefix, URI baseUrl) {
+		options.refuseDeployment(prefix, PROTOCOL);
+		return ProtocolOptions.NONE;
 	}
 
 	/**
