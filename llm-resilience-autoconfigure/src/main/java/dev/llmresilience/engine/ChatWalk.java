@@ -41,40 +41,27 @@ final class ChatWalk extends Operators.MonoSubscriber<Completion, ChatResponse> 
 	 * The chat call, walked once it is subscribed (once).
 	 * @param walk the call's route walk
 	 * @param call the call's record
-	 * @param degrader what the call answers when no endpoint did
-	 * @param again how the deferred queue asks a route again later, or {@code null} for a background
-	 * try (see {@link #ChatWalk})
+	 * @param degrading what the call answers when no endpoint did
 	 * @return the answer
 	 */
-	static Mono<ChatResponse> chat(RouteWalk walk, GatewayCall call, Degrader degrader,
-			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
+	static Mono<ChatResponse> chat(RouteWalk walk, GatewayCall call, Degrading degrading) {
 		return new Mono<>() {
 
 			@Override
 			public void subscribe(CoreSubscriber<? super ChatResponse> actual) {
-				new ChatWalk(actual, walk, call, degrader, again).start();
+				new ChatWalk(actual, walk, call, degrading).start();
 			}
 
 		};
 	}
 
-	/**
-	 * Create the walk of a chat call; {@link #start()} starts it.
-	 * @param actual the caller
-	 * @param walk the call's route walk
-	 * @param call the call's record
-	 * @param degrader what the call answers when no endpoint did
-	 * @param again how the deferred queue asks a route again later (the gateway's background try),
-	 * or {@code null} for a background try itself: it then completes empty instead of degrading, and
-	 * tells neither the observation nor the listeners of its end
-	 */
-	private ChatWalk(CoreSubscriber<? super ChatResponse> actual, RouteWalk walk, GatewayCall call, Degrader degrader,
-			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
+	private ChatWalk(CoreSubscriber<? super ChatResponse> actual, RouteWalk walk, GatewayCall call,
+			Degrading degrading) {
 		super(actual);
 		this.walk = walk;
 		this.call = call;
-		this.degrader = degrader;
-		this.again = again;
+		this.degrader = degrading.degrader();
+		this.again = degrading.again();
 	}
 
 	private void start() {
@@ -177,6 +164,19 @@ final class ChatWalk extends Operators.MonoSubscriber<Completion, ChatResponse> 
 			current.cancel();
 		}
 		this.call.stop();
+	}
+
+	/**
+	 * What a chat call answers when no endpoint did, the same for every call of a gateway: one for
+	 * its callers' calls, one for the deferred queue's background tries.
+	 *
+	 * @param degrader the degraded tiers (cached answer, deferral, BUSY), and the cache each live
+	 * answer is kept in
+	 * @param again how the deferred queue asks a route again later (the gateway's background try),
+	 * or {@code null} for a background try itself: it then completes empty instead of degrading, and
+	 * tells neither the observation nor the listeners of its end
+	 */
+	record Degrading(Degrader degrader, @Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
 	}
 
 }

@@ -1,7 +1,6 @@
 package dev.llmresilience.engine;
 
 import java.util.List;
-import java.util.function.BiFunction;
 
 import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
@@ -48,8 +47,11 @@ class DefaultLlmGateway implements LlmGateway {
 
 	private final RouteBalancer balancer;
 
-	// a deferred request's later try, handed to the deferred queue by a call that deferred one
-	private final BiFunction<String, ChatRequest, Mono<ChatResponse>> background = this::background;
+	// a caller's chat, whose deferred request the queue tries again later by a background try
+	private final ChatWalk.Degrading calls;
+
+	// a background try, which completes empty when no endpoint answered
+	private final ChatWalk.Degrading tries;
 
 	/**
 	 * Create a gateway with no listener, no observations and no degradation but BUSY.
@@ -92,6 +94,8 @@ class DefaultLlmGateway implements LlmGateway {
 		this.settings = settings;
 		this.degradation = degradation;
 		this.degrader = new Degrader(settings, degradation);
+		this.calls = new ChatWalk.Degrading(this.degrader, this::background);
+		this.tries = new ChatWalk.Degrading(this.degrader, null);
 		this.shared = new GatewayCall.Shared(settings.deadline(), new Listeners(listeners), degradation.budget());
 		this.guards = new RouteWalk.Guards(degradation.budget(), degradation.limit(), degradation.guard());
 		this.hedging = hedging;
@@ -116,7 +120,7 @@ class DefaultLlmGateway implements LlmGateway {
 			RequestChecks.check(request, this.settings);
 			String route = routeOf(request);
 			List<LlmEndpoint> endpoints = ordered(route);
-			return (endpoints != null) ? chat(route, endpoints, request, this.background)
+			return (endpoints != null) ? chat(route, endpoints, request, this.calls)
 					: Mono.error(unknownRoute(route));
 		});
 	}
@@ -146,17 +150,17 @@ class DefaultLlmGateway implements LlmGateway {
 	private Mono<ChatResponse> background(String route, ChatRequest request) {
 		return Mono.defer(() -> {
 			List<LlmEndpoint> endpoints = ordered(route);
-			return (endpoints != null) ? chat(route, endpoints, request, null) : Mono.error(unknownRoute(route));
+			return (endpoints != null) ? chat(route, endpoints, request, this.tries) : Mono.error(unknownRoute(route));
 		});
 	}
 
-	// One chat call; again is null for a background try, which is not observed.
+	// One chat call; a background try is not observed.
 	private Mono<ChatResponse> chat(String route, List<LlmEndpoint> endpoints, ChatRequest request,
-			@Nullable BiFunction<String, ChatRequest, Mono<ChatResponse>> again) {
-		Observation observation = (again != null) ? GatewayObservations.call(this.observations, route)
+			ChatWalk.Degrading degrading) {
+		Observation observation = (degrading.again() != null) ? GatewayObservations.call(this.observations, route)
 				: Observation.NOOP;
 		GatewayCall call = new GatewayCall(route, request, false, this.shared, observation);
-		return ChatWalk.chat(walk(call, endpoints), call, this.degrader, again);
+		return ChatWalk.chat(walk(call, endpoints), call, degrading);
 	}
 
 	private RouteWalk walk(GatewayCall call, List<LlmEndpoint> endpoints) {

@@ -132,7 +132,8 @@ final class GatewayCall {
 	ChatResponse answer(LlmEndpoint endpoint, Tier tier, Completion completion) {
 		String prefix = this.prefix;
 		String content = prefix.isEmpty() ? completion.content() : prefix + completion.content();
-		String model = (completion.model() != null) ? completion.model() : endpoint.settings().upstream().model();
+		String model = (completion.model() != null) ? completion.model()
+				: endpoint.settings().upstream().model();
 		// The canonical constructor, not ChatResponse.builder(): every successful chat comes here,
 		// and the builder is one more object per call wherever escape analysis does not remove it,
 		// which it does not always do (BENCHMARKS.md, AllocationCensus). A live answer has neither a
