@@ -4,26 +4,18 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
+
 /**
  * One route's hedging in {@code /actuator/llmbreakers}: how it hedges, its budget now, and what its
- * hedges came to since start-up.
+ * hedges came to since start-up. The policy's and the counts' fields are written beside
+ * {@code delay}, flat, as one object.
  *
  * @param delay {@code adaptive} (with its percentile) or {@code fixed}
- * @param percentile the percentile an adaptive delay waits for
- * @param fixedDelay the fixed delay (an adaptive delay's until enough first-token times)
- * @param minDelay the shortest adaptive delay
- * @param maxRatio the most hedged calls as a share of the route's calls in the window
- * @param window the budget's sliding window
- * @param callsInWindow the route's calls in the window
- * @param hedgesInWindow hedged calls in the window
- * @param hedgeWon hedges the hedge's endpoint won
- * @param firstWon hedges the endpoint tried first won
- * @param noWinner hedges where both endpoints failed
- * @param refused hedges the budget refused
+ * @param policy how the route hedges
+ * @param counts what its hedges came to
  */
-record HedgeDescriptor(String delay, double percentile, Duration fixedDelay, Duration minDelay, double maxRatio,
-		Duration window, long callsInWindow, long hedgesInWindow, long hedgeWon, long firstWon, long noWinner,
-		long refused) {
+record HedgeDescriptor(String delay, @JsonUnwrapped Policy policy, @JsonUnwrapped Counts counts) {
 
 	static Map<String, HedgeDescriptor> of(Hedging hedging) {
 		Map<String, HedgeDescriptor> hedges = new LinkedHashMap<>();
@@ -33,9 +25,37 @@ record HedgeDescriptor(String delay, double percentile, Duration fixedDelay, Dur
 
 	static HedgeDescriptor of(HedgeReport report) {
 		HedgeSettings settings = report.settings();
-		return new HedgeDescriptor(settings.adaptive() ? "adaptive" : "fixed", settings.percentile(), settings.delay(),
-				settings.minDelay(), settings.maxRatio(), settings.window(), report.callsInWindow(),
-				report.hedgesInWindow(), report.hedgeWon(), report.firstWon(), report.noWinner(), report.refused());
+		return new HedgeDescriptor(settings.adaptive() ? "adaptive" : "fixed",
+				new Policy(settings.percentile(), settings.delay(), settings.minDelay(), settings.maxRatio(),
+						settings.window()),
+				new Counts(report.callsInWindow(), report.hedgesInWindow(), report.hedgeWon(), report.firstWon(),
+						report.noWinner(), report.refused()));
+	}
+
+	/**
+	 * How a route hedges.
+	 *
+	 * @param percentile the percentile an adaptive delay waits for
+	 * @param fixedDelay the fixed delay (an adaptive delay's until enough first-token times)
+	 * @param minDelay the shortest adaptive delay
+	 * @param maxRatio the most hedged calls as a share of the route's calls in the window
+	 * @param window the budget's sliding window
+	 */
+	record Policy(double percentile, Duration fixedDelay, Duration minDelay, double maxRatio, Duration window) {
+	}
+
+	/**
+	 * What a route's hedges came to.
+	 *
+	 * @param callsInWindow the route's calls in the window
+	 * @param hedgesInWindow hedged calls in the window
+	 * @param hedgeWon hedges the hedge's endpoint won
+	 * @param firstWon hedges the endpoint tried first won
+	 * @param noWinner hedges where both endpoints failed
+	 * @param refused hedges the budget refused
+	 */
+	record Counts(long callsInWindow, long hedgesInWindow, long hedgeWon, long firstWon, long noWinner,
+			long refused) {
 	}
 
 }

@@ -67,10 +67,10 @@ class HedgeAccountingTests {
 		HedgeDescriptor chat = callsAs(Shape.CHAT);
 		HedgeDescriptor stream = callsAs(Shape.STREAM);
 		assertThat(stream).isEqualTo(chat);
-		assertThat(chat.callsInWindow()).as("only the call that was let in").isOne();
-		assertThat(chat.hedgesInWindow()).as("one call in the window: half of it is no hedge").isZero();
-		assertThat(chat.refused()).isOne();
-		assertThat(chat.hedgeWon()).isZero();
+		assertThat(chat.counts().callsInWindow()).as("only the call that was let in").isOne();
+		assertThat(chat.counts().hedgesInWindow()).as("one call in the window: half of it is no hedge").isZero();
+		assertThat(chat.counts().refused()).isOne();
+		assertThat(chat.counts().hedgeWon()).isZero();
 	}
 
 	// One call held by the endpoint tried first, one refused by the limit meanwhile, the hedge delay

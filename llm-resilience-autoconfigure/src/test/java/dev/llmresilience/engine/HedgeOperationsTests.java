@@ -88,10 +88,10 @@ class HedgeOperationsTests {
 			BreakersDescriptor breakers = context.getBean(LlmBreakersEndpoint.class).breakers();
 			HedgeDescriptor hedging = breakers.hedging().get("default");
 			assertThat(hedging.delay()).isEqualTo("fixed");
-			assertThat(hedging.fixedDelay()).isEqualTo(Duration.ofSeconds(1));
-			assertThat(hedging.maxRatio()).isEqualTo(1.0);
-			assertThat(hedging.hedgeWon()).isOne();
-			assertThat(hedging.firstWon()).isZero();
+			assertThat(hedging.policy().fixedDelay()).isEqualTo(Duration.ofSeconds(1));
+			assertThat(hedging.policy().maxRatio()).isEqualTo(1.0);
+			assertThat(hedging.counts().hedgeWon()).isOne();
+			assertThat(hedging.counts().firstWon()).isZero();
 			assertThat(breakers.endpoints().get("primary").breaker().slowCalls()).as("the loser's slow call").isOne();
 			assertThat(breakers.endpoints().get("primary").breaker().failedCalls()).isZero();
 			assertThat(breakers.endpoints().get("backup").firstToken().samples()).isOne();

@@ -206,6 +206,26 @@ class LlmBreakersEndpointWebTests {
 
 	}
 
+	@Nested
+	@TestPropertySource(properties = { "llm.gateway.hedge.enabled=true", "llm.gateway.hedge.adaptive=false",
+			"llm.gateway.hedge.delay=1500ms", "llm.gateway.hedge.max-ratio=0.25" })
+	class WithHedging {
+
+		// the route's policy and counts are one flat object, in the order docs/operations.md shows
+		@Test
+		void hedgingIsOneFlatObjectPerRoute() {
+			String body = body("/actuator/llmbreakers");
+			String hedging = body.substring(body.indexOf("\"hedging\":"));
+			assertThat(hedging).startsWith("\"hedging\":{\"default\":{\"delay\":\"fixed\",\"percentile\":")
+				.contains("\"fixedDelay\":\"PT1.5S\",\"minDelay\":")
+				.contains("\"maxRatio\":0.25,\"window\":\"PT1M\",\"callsInWindow\":0,\"hedgesInWindow\":0,"
+						+ "\"hedgeWon\":0,\"firstWon\":0,\"noWinner\":0,\"refused\":0}")
+				.doesNotContain("policy")
+				.doesNotContain("counts");
+		}
+
+	}
+
 	@SpringBootConfiguration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
 	static class TestApplication {
