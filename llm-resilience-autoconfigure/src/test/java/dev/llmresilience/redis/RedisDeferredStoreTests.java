@@ -1,0 +1,291 @@
+package dev.llmresilience.redis;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.ChatResponse;
+import dev.llmresilience.chat.DeferredResult;
+import dev.llmresilience.engine.RedisServerSupport;
+import dev.llmresilience.spi.DeferredStore;
+import dev.llmresilience.spi.DeferredStore.DeferredEntry;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The Redis deferred store alone, each replica a {@link RedisDeferredStore} on its own seat in the
+ * fleet and its own connection to one real Redis, with a runner that records what the store hands
+ * it: what is on Redis after each step (read with a connection of the test's own), which replica
+ * runs a request, which end counts, what an entry that cannot be read does to its batch. The
+ * heartbeat is 100 ms, so the few real waits are short; the gateway's side of the store is
+ * {@code engine.SharedStoreQueueTests}, the whole fleet through Spring the {@code engine.Fleet*Tests}.
+ */
+class RedisDeferredStoreTests {
+
+	private static final String PREFIX = "llm:store-test:";
+
+	private static final Instant CREATED = Instant.parse("2026-12-02T10:00:00Z");
+
+	private static final Duration WAIT = Duration.ofSeconds(10);
+
+	private final Deque<AutoCloseable> closing = new ArrayDeque<>();
+
+	private RedisServerSupport redis;
+
+	private RedisCommands<String, String> commands;
+
+	@BeforeEach
+	void start() {
+		this.redis = RedisServerSupport.start();
+		RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", this.redis.port()));
+		StatefulRedisConnection<String, String> connection = client.connect();
+		this.closing.push(client::shutdown);
+		this.closing.push(connection);
+		this.commands = connection.sync();
+	}
+
+	@AfterEach
+	void stop() throws Exception {
+		try {
+			while (!this.closing.isEmpty()) {
+				this.closing.pop().close();
+			}
+		}
+		finally {
+			this.redis.close();
+		}
+	}
+
+	@Test
+	void anAcknowledgedAddIsOnRedisBeforeItsTicketIsGivenAndRunOnceByTheReplicaThatAddedIt() {
+		Replica a = replica("a");
+		Replica b = replica("b");
+		DeferredEntry entry = pending("dfr_one");
+		assertThat(a.store.add(entry).block(WAIT)).as("acknowledged").isTrue();
+		// what the acknowledgement promises is on Redis when it comes
+		assertThat(this.commands.hget(hash("dfr_one"), "state")).isEqualTo("PENDING");
+		assertThat(this.commands.hget(hash("dfr_one"), "ticket")).isEqualTo("dfr_one");
+		assertThat(this.commands.xlen(PREFIX + "deferred")).isOne();
+		assertThat(a.runner.ran).extracting(DeferredEntry::ticket).containsExactly("dfr_one");
+		assertThat(a.store.pendingCount()).isOne();
+		assertThat(a.store.notDurableCount()).isZero();
+		DeferredResult seen = b.store.lookup("dfr_one").block(WAIT);
+		assertThat(seen.state()).isEqualTo(DeferredResult.State.PENDING);
+		assertThat(seen.durable()).isTrue();
+		await().during(Duration.ofMillis(400)).atMost(WAIT).untilAsserted(() -> assertThat(b.runner.ran).isEmpty());
+		assertThat(a.runner.ran).hasSize(1);
+	}
+
+	@Test
+	void aRequestAddedWhileRedisIsDownIsHeldAndRunHereThenMovedToRedisWhenItIsBack() {
+		Replica a = replica("a");
+		this.redis.stop();
+		await().atMost(WAIT).until(() -> !a.fleet.isAvailable());
+		assertThat(a.store.add(pending("dfr_held")).block(WAIT)).as("not acknowledged").isFalse();
+		assertThat(a.runner.ran).extracting(DeferredEntry::ticket).containsExactly("dfr_held");
+		assertThat(a.store.notDurableCount()).isOne();
+		assertThat(a.store.pendingCount()).isOne();
+		assertThat(a.store.lookup("dfr_held").block(WAIT).durable()).isFalse();
+		this.redis.startAgain();
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.store.notDurableCount()).isZero());
+		assertThat(this.commands.hget(hash("dfr_held"), "state")).isEqualTo("PENDING");
+		assertThat(a.store.lookup("dfr_held").block(WAIT).durable()).isTrue();
+	}
+
+	@Test
+	void aRequestWhoseAttemptIsUnderWayStaysHereUntilItsRunnerLetsItGo() {
+		Replica a = replica("a");
+		a.runner.holding.set(true);
+		this.redis.stop();
+		await().atMost(WAIT).until(() -> !a.fleet.isAvailable());
+		a.store.add(pending("dfr_busy")).block(WAIT);
+		this.redis.startAgain();
+		await().atMost(WAIT).until(() -> a.fleet.isAvailable());
+		await().during(Duration.ofMillis(500)).atMost(WAIT)
+			.untilAsserted(() -> assertThat(a.store.notDurableCount()).isOne());
+		assertThat(this.commands.exists(hash("dfr_busy"))).isZero();
+		a.runner.holding.set(false);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.store.notDurableCount()).isZero());
+		assertThat(this.commands.hget(hash("dfr_busy"), "state")).isEqualTo("PENDING");
+	}
+
+	@Test
+	void anEndRecordedOnRedisIsTheOneThatCountsAndItsEventFollowsOnce() {
+		Replica a = replica("a");
+		DeferredEntry entry = pending("dfr_end");
+		a.store.add(entry).block(WAIT);
+		AtomicInteger won = new AtomicInteger();
+		a.store.end(entry.completed(answer(), CREATED.plusSeconds(5)), won::incrementAndGet);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.hget(hash("dfr_end"), "state"))
+			.isEqualTo("COMPLETED"));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(won).hasValue(1));
+		// the event is out: its message leaves the stream
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.xlen(PREFIX + "deferred")).isZero());
+		assertThat(this.commands.hget(hash("dfr_end"), "by")).isEqualTo("a");
+		assertThat(this.commands.pttl(hash("dfr_end"))).as("kept for the retention").isBetween(1L,
+				Duration.ofMinutes(5).toMillis());
+		DeferredResult seen = replica("b").store.lookup("dfr_end").block(WAIT);
+		assertThat(seen.state()).isEqualTo(DeferredResult.State.COMPLETED);
+		assertThat(seen.response().content()).isEqualTo("the answer");
+		assertThat(won).hasValue(1);
+	}
+
+	@Test
+	void anEntryThatCannotBeReadEndsFailedAloneAndTheRestOfItsBatchRuns() {
+		DeferredCodec codec = new DeferredCodec();
+		queue("dfr_first", "dfr_first", codec.write(pending("dfr_first")));
+		queue("dfr_broken", "dfr_broken", "{\"broken\"");
+		queue("dfr_other", "dfr_other", codec.write(pending("dfr_someone_else")));
+		// a hash whose ticket is not the one its key names: no ticket to tell
+		queue("dfr_nameless", "dfr_forged", codec.write(pending("dfr_forged")));
+		queue("dfr_last", "dfr_last", codec.write(pending("dfr_last")));
+		Replica a = replica("a");
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).extracting(DeferredEntry::ticket)
+			.containsExactly("dfr_first", "dfr_last"));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.hget(hash("dfr_nameless"), "state"))
+			.isEqualTo("FAILED"));
+		await().atMost(WAIT)
+			.untilAsserted(() -> assertThat(a.runner.failed).containsOnlyKeys("dfr_broken", "dfr_other"));
+		assertThat(a.runner.failed.get("dfr_broken")).startsWith("Its entry in Redis could not be read: ");
+		assertThat(a.runner.failed.get("dfr_other"))
+			.isEqualTo("Its entry in Redis could not be read: its ticket is not the one its key names");
+		for (String ticket : List.of("dfr_broken", "dfr_other", "dfr_nameless")) {
+			assertThat(this.commands.hget(hash(ticket), "state")).as(ticket).isEqualTo("FAILED");
+			assertThat(this.commands.hget(hash(ticket), "reason")).as(ticket)
+				.startsWith("Its entry in Redis could not be read: ");
+			assertThat(this.commands.hexists(hash(ticket), "json")).as(ticket + ": nothing to run is kept").isFalse();
+		}
+		// the ended messages leave the stream at once; the two that run stay until they end
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.xlen(PREFIX + "deferred")).isEqualTo(2));
+		DeferredResult broken = a.store.lookup("dfr_broken").block(WAIT);
+		assertThat(broken.state()).isEqualTo(DeferredResult.State.FAILED);
+		assertThat(broken.reason()).startsWith("Its entry in Redis could not be read");
+		assertThat(broken.durable()).isTrue();
+		assertThat(a.runner.failed).hasSize(2);
+	}
+
+	@Test
+	void aLookupOfATicketNobodyKnowsIsEmptyAndOfAStoredOneReadsItsHash() {
+		Replica a = replica("a");
+		assertThat(a.store.lookup("dfr_nobody").blockOptional(WAIT)).isEmpty();
+		this.commands.hset(hash("dfr_bad"), Map.of("state", "PENDING", "ticket", "dfr_bad", "json", "not json"));
+		DeferredResult bad = a.store.lookup("dfr_bad").block(WAIT);
+		assertThat(bad.state()).isEqualTo(DeferredResult.State.PENDING);
+		assertThat(bad.response()).isNull();
+		this.commands.hset(hash("dfr_odd"), Map.of("state", "SOMETHING", "json", "not json"));
+		assertThat(a.store.lookup("dfr_odd").blockOptional(WAIT)).isEmpty();
+		assertThat(a.store.find("dfr_bad")).isEmpty();
+	}
+
+	@Test
+	void aSecondEndOfARequestAnotherReplicaEndedFirstDoesNotCount() {
+		Replica a = replica("a");
+		DeferredEntry entry = pending("dfr_twice");
+		a.store.add(entry).block(WAIT);
+		// another replica ended it first, as deferred-end.lua records an end
+		this.commands.hset(hash("dfr_twice"), Map.of("state", "FAILED", "by", "b", "reason", "b gave up"));
+		AtomicInteger won = new AtomicInteger();
+		a.store.end(entry.completed(answer(), CREATED.plusSeconds(5)), won::incrementAndGet);
+		await().atMost(WAIT).until(() -> a.store.find("dfr_twice").isEmpty());
+		assertThat(won).hasValue(0);
+		assertThat(this.commands.hget(hash("dfr_twice"), "state")).isEqualTo("FAILED");
+		assertThat(this.commands.hget(hash("dfr_twice"), "by")).isEqualTo("b");
+		assertThat(this.commands.xlen(PREFIX + "deferred")).as("its message is let go").isZero();
+	}
+
+	// a message on the stream that no replica has taken, and its hash, as deferred-add.lua writes them
+	private void queue(String keyTicket, String ticket, String json) {
+		String digest = TicketDigest.of(keyTicket);
+		String id = this.commands.xadd(PREFIX + "deferred", Map.of("key", digest));
+		this.commands.hset(PREFIX + "deferred:" + digest, Map.of("state", "PENDING", "ticket", ticket, "json", json,
+				"id", id));
+	}
+
+	private static String hash(String ticket) {
+		return PREFIX + "deferred:" + TicketDigest.of(ticket);
+	}
+
+	private static DeferredEntry pending(String ticket) {
+		return new DeferredEntry(ticket, ChatRequest.ofUser("summarise this"), DeferredResult.State.PENDING, 0, null,
+				null, CREATED, CREATED);
+	}
+
+	private static ChatResponse answer() {
+		return ChatResponse.builder().content("the answer").endpoint("primary").model("gpt-x").build();
+	}
+
+	private Replica replica(String name) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
+		factory.afterPropertiesSet();
+		factory.start();
+		RedisFleet fleet = new RedisFleet(factory, new RedisSharedState.RedisSettings(PREFIX, name,
+				Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(2)), Clock.systemUTC());
+		RedisDeferredStore store = new RedisDeferredStore(fleet, Duration.ofMinutes(5));
+		Recorder runner = new Recorder();
+		this.closing.push(factory::destroy);
+		this.closing.push(fleet);
+		this.closing.push(store);
+		store.start(runner);
+		fleet.start();
+		return new Replica(fleet, store, runner);
+	}
+
+	private record Replica(RedisFleet fleet, RedisDeferredStore store, Recorder runner) {
+	}
+
+	/** What the store hands a replica's queue. */
+	private static final class Recorder implements DeferredStore.Runner {
+
+		final List<DeferredEntry> ran = new CopyOnWriteArrayList<>();
+
+		final Map<String, String> failed = new ConcurrentHashMap<>();
+
+		final List<DeferredEntry> ended = new CopyOnWriteArrayList<>();
+
+		/** While set, an attempt is under way: the store may not take its request away. */
+		final AtomicBoolean holding = new AtomicBoolean();
+
+		@Override
+		public void run(DeferredEntry entry) {
+			this.ran.add(entry);
+		}
+
+		@Override
+		public boolean release(String ticket) {
+			return !this.holding.get();
+		}
+
+		@Override
+		public void failed(String ticket, String reason) {
+			this.failed.put(ticket, reason);
+		}
+
+		@Override
+		public void ended(DeferredEntry entry) {
+			this.ended.add(entry);
+		}
+
+	}
+
+}
