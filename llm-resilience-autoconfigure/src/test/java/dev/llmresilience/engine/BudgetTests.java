@@ -24,10 +24,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -62,12 +58,8 @@ class BudgetTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return this.upstreams.runner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmBreakersEndpointAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
-			.withPropertyValues("management.endpoints.web.exposure.include=llmbreakers",
-					"llm.defaults.retry.max-attempts=1", "llm.endpoints.primary.price.input-per-million=2.5",
+		return this.upstreams.withActuator()
+			.withPropertyValues("llm.defaults.retry.max-attempts=1", "llm.endpoints.primary.price.input-per-million=2.5",
 					"llm.endpoints.primary.price.output-per-million=10");
 	}
 

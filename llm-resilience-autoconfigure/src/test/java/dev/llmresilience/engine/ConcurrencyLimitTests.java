@@ -19,10 +19,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -55,11 +51,7 @@ class ConcurrencyLimitTests {
 	}
 
 	private ApplicationContextRunner runner(String... properties) {
-		return this.upstreams.runner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmBreakersEndpointAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
-			.withPropertyValues("management.endpoints.web.exposure.include=llmbreakers")
+		return this.upstreams.withActuator()
 			.withPropertyValues(properties);
 	}
 

@@ -27,10 +27,6 @@ import org.junit.jupiter.params.provider.CsvSource;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
@@ -58,11 +54,7 @@ class DegradationConfigurationTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return this.upstreams.runner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmBreakersEndpointAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
-			.withPropertyValues("management.endpoints.web.exposure.include=llmbreakers");
+		return this.upstreams.withActuator();
 	}
 
 	@Test

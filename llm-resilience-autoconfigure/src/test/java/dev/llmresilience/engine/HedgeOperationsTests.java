@@ -19,10 +19,6 @@ import org.junit.jupiter.api.Test;
 import reactor.test.StepVerifier;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,14 +37,9 @@ class HedgeOperationsTests {
 
 	HedgeOperationsTests() throws Exception {
 		this.upstreams = FakeUpstream.priced();
-		this.contextRunner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmAutoConfiguration.class, LlmMetricsAutoConfiguration.class,
-					LlmBreakersEndpointAutoConfiguration.class))
-			.withPropertyValues(this.upstreams.properties("management.endpoints.web.exposure.include=llmbreakers",
-					"llm.gateway.hedge.enabled=true",
-					"llm.gateway.hedge.adaptive=false", "llm.gateway.hedge.delay=1s", "llm.gateway.hedge.max-ratio=1"));
+		this.contextRunner = this.upstreams.withActuator()
+			.withPropertyValues("llm.gateway.hedge.enabled=true", "llm.gateway.hedge.adaptive=false",
+					"llm.gateway.hedge.delay=1s", "llm.gateway.hedge.max-ratio=1");
 	}
 
 	@AfterEach

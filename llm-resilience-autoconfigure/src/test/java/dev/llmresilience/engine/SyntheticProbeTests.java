@@ -22,10 +22,6 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static dev.llmresilience.support.Answers.completion;
@@ -57,12 +53,7 @@ class SyntheticProbeTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return this.upstreams.runner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmMetricsAutoConfiguration.class, LlmBreakersEndpointAutoConfiguration.class))
-			.withPropertyValues("llm.defaults.circuit-breaker.wait-duration-in-open-state=300ms",
-					"management.endpoints.web.exposure.include=llmbreakers");
+		return this.upstreams.withActuator().withPropertyValues("llm.defaults.circuit-breaker.wait-duration-in-open-state=300ms");
 	}
 
 	@Test

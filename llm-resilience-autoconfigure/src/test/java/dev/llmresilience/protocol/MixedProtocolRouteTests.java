@@ -15,8 +15,6 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.engine.LlmBreakersEndpoint;
 import dev.llmresilience.engine.LlmBreakersEndpoint.BreakersDescriptor;
-import dev.llmresilience.engine.LlmBreakersEndpointAutoConfiguration;
-import dev.llmresilience.engine.LlmMetricsAutoConfiguration;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.Answers.Ending;
 import dev.llmresilience.support.BreakerCalls;
@@ -29,10 +27,6 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
-import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -153,12 +147,7 @@ class MixedProtocolRouteTests {
 	}
 
 	private ApplicationContextRunner runner() {
-		return this.upstreams.runner()
-			.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
-					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
-					LlmMetricsAutoConfiguration.class, LlmBreakersEndpointAutoConfiguration.class))
-			.withPropertyValues("llm.routes.mixed=openai,anthropic,azure",
-					"management.endpoints.web.exposure.include=llmbreakers");
+		return this.upstreams.withActuator().withPropertyValues("llm.routes.mixed=openai,anthropic,azure");
 	}
 
 	private void failThrice(String endpoint, int status) {

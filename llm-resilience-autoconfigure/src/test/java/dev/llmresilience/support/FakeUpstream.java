@@ -15,6 +15,7 @@ import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.engine.EndpointRegistry;
 import dev.llmresilience.engine.LlmAutoConfiguration;
+import dev.llmresilience.engine.LlmBreakersEndpointAutoConfiguration;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.engine.LlmMetricsAutoConfiguration;
 import dev.llmresilience.gateway.LlmGateway;
@@ -207,6 +208,16 @@ public final class FakeUpstream implements AutoCloseable {
 					CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class,
 					LlmAutoConfiguration.class, LlmMetricsAutoConfiguration.class))
 			.withPropertyValues(properties());
+	}
+
+	/**
+	 * A runner with Boot's metrics (a simple registry), the starter, its meters and
+	 * {@code /actuator/llmbreakers} (exposed over the web), and every endpoint.
+	 * @return the runner
+	 */
+	public ApplicationContextRunner withActuator() {
+		return withMeters().withConfiguration(AutoConfigurations.of(LlmBreakersEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=llmbreakers");
 	}
 
 	@Override
