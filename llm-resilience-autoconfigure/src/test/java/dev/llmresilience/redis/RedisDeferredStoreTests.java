@@ -213,6 +213,37 @@ class RedisDeferredStoreTests {
 		assertThat(this.commands.xlen(PREFIX + "deferred")).as("its message is let go").isZero();
 	}
 
+	@Test
+	void anAttemptSavedHereReachesTheRequestsHashOnRedis() {
+		Replica a = replica("a");
+		DeferredEntry entry = pending("dfr_saved");
+		a.store.add(entry).block(WAIT);
+		a.store.save(entry.attempted(CREATED.plusSeconds(7)));
+		DeferredCodec codec = new DeferredCodec();
+		await().atMost(WAIT).untilAsserted(() -> assertThat(codec.read(this.commands.hget(hash("dfr_saved"), "json")))
+			.isEqualTo(entry.attempted(CREATED.plusSeconds(7))));
+		assertThat(a.store.find("dfr_saved")).contains(entry.attempted(CREATED.plusSeconds(7)));
+		assertThat(this.commands.hget(hash("dfr_saved"), "state")).isEqualTo("PENDING");
+	}
+
+	@Test
+	void aRedisRestartedEmptyGetsBackTheRequestsThisReplicaRunsAndItsGroup() {
+		Replica a = replica("a");
+		a.store.add(pending("dfr_kept")).block(WAIT);
+		this.redis.stop();
+		await().atMost(WAIT).until(() -> !a.fleet.isAvailable());
+		this.redis.startAgain();
+		// added back, once, from what this replica holds
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.hget(hash("dfr_kept"), "state"))
+			.isEqualTo("PENDING"));
+		assertThat(this.commands.xlen(PREFIX + "deferred")).isOne();
+		// and the group is there again: a request another replica queued is handed to this one
+		queue("dfr_new", "dfr_new", new DeferredCodec().write(pending("dfr_new")));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).extracting(DeferredEntry::ticket)
+			.contains("dfr_new"));
+		assertThat(a.store.notDurableCount()).isZero();
+	}
+
 	// a message on the stream that no replica has taken, and its hash, as deferred-add.lua writes them
 	private void queue(String keyTicket, String ticket, String json) {
 		String digest = TicketDigest.of(keyTicket);
