@@ -122,6 +122,9 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 			return;
 		}
 		this.number++;
+		if (this.number == 1 && this.exposure != EndpointAttempt.Exposure.PROBE) {
+			this.endpoint.retryBudget().call(Schedulers.parallel().now(TimeUnit.NANOSECONDS));
+		}
 		new EndpointAttempt(this, this.number).subscribe(this);
 	}
 

@@ -218,10 +218,12 @@ public class LlmBreakersEndpoint {
 	 * @param transitions the most recent state changes, oldest first (at most 10)
 	 * @param probes the breaker's half-open probes
 	 * @param firstToken the recent times to first token
+	 * @param capacity the provider's known rate limits and the retry budget
 	 */
 	public record EndpointDescriptor(@JsonUnwrapped SettingsDescriptor settings, @JsonUnwrapped BreakerDescriptor breaker,
 			ConfigDescriptor config, BulkheadDescriptor bulkhead, @Nullable TransitionDescriptor lastTransition,
-			List<TransitionDescriptor> transitions, ProbeDescriptor probes, FirstTokenDescriptor firstToken) {
+			List<TransitionDescriptor> transitions, ProbeDescriptor probes, FirstTokenDescriptor firstToken,
+			CapacityDescriptor capacity) {
 	}
 
 	/**
