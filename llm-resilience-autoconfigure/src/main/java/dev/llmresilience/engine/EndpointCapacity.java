@@ -122,7 +122,7 @@ final class EndpointCapacity implements RateLimitListener {
 	private long configuredRefusal(long tokens, long now) {
 		long wait = 0;
 		if (this.configured.requestsPerMinute() > 0) {
-			if (now - this.requestWindow >= MINUTE) {
+			if (!current(this.requestWindow, now)) {
 				this.requestWindow = now;
 				this.requestsUsed = 0;
 			}
@@ -131,7 +131,7 @@ final class EndpointCapacity implements RateLimitListener {
 			}
 		}
 		if (this.configured.tokensPerMinute() > 0) {
-			if (now - this.tokenWindow >= MINUTE) {
+			if (!current(this.tokenWindow, now)) {
 				this.tokenWindow = now;
 				this.tokensUsed = 0;
 			}
@@ -140,6 +140,11 @@ final class EndpointCapacity implements RateLimitListener {
 			}
 		}
 		return wait;
+	}
+
+	// whether a configured window started and has not run its minute yet
+	private static boolean current(long window, long now) {
+		return window != Long.MIN_VALUE && now - window < MINUTE;
 	}
 
 	private void take(Dimension dimension, long cost) {
@@ -251,7 +256,7 @@ final class EndpointCapacity implements RateLimitListener {
 		long window = (dimension == Dimension.REQUESTS) ? this.requestWindow : this.tokenWindow;
 		long used = (dimension == Dimension.REQUESTS) ? this.requestsUsed : this.tokensUsed;
 		if (limit > 0) {
-			boolean current = now - window < MINUTE;
+			boolean current = current(window, now);
 			return new Known(limit, empty ? 0 : Math.max(0, limit - (current ? used : 0)),
 					empty ? at(this.emptyUntil, now) : current ? at(window + MINUTE, now) : null, Source.CONFIGURED);
 		}
