@@ -75,6 +75,10 @@ public class ResilienceProperties {
 	@NestedConfigurationProperty
 	private final Bulkhead bulkhead = new Bulkhead();
 
+	/** How a hang is told from the endpoint's own first-token times, before first-token-timeout. */
+	@NestedConfigurationProperty
+	private final LivenessProperties liveness = new LivenessProperties();
+
 	public @Nullable Duration getTimeout() {
 		return this.timeout;
 	}
@@ -149,6 +153,10 @@ public class ResilienceProperties {
 
 	public Bulkhead getBulkhead() {
 		return this.bulkhead;
+	}
+
+	public LivenessProperties getLiveness() {
+		return this.liveness;
 	}
 
 	/** Circuit breaker settings. */

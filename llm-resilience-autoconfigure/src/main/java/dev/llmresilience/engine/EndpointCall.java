@@ -3,6 +3,7 @@ package dev.llmresilience.engine;
 import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import io.github.resilience4j.retry.Retry;
@@ -65,8 +66,23 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		this.context = context;
 		this.retry = retry;
 		this.streaming = endpoint.streamsUpstream(exposure);
-		this.time = new AttemptTime(endpoint.settings(), request, exposure, context, this.streaming,
+		this.time = new AttemptTime(settings(endpoint, exposure), request, exposure, context, this.streaming,
 				endpoint.classifier());
+	}
+
+	// A synthetic probe waits for its first token as long as first tokens normally take, not the
+	// whole first-token-timeout: a provider that recovers just after probes were sent is let back
+	// in seconds later, not a timeout later (a few probes every open wait: the copy costs nothing).
+	private static EndpointSettings settings(LlmEndpoint endpoint, EndpointAttempt.Exposure exposure) {
+		EndpointSettings settings = endpoint.settings();
+		if (exposure != EndpointAttempt.Exposure.PROBE) {
+			return settings;
+		}
+		EndpointSettings.Timeouts timeouts = settings.timeouts();
+		return settings.toBuilder()
+			.timeouts(new EndpointSettings.Timeouts(timeouts.timeout(), timeouts.connectTimeout(),
+					endpoint.hang().probeFirstTokenTimeout(), timeouts.streamIdleTimeout(), timeouts.upstreamStreaming()))
+			.build();
 	}
 
 	/**
