@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
 import java.util.regex.Matcher;
@@ -150,7 +151,7 @@ class HangEvidenceTests {
 			});
 			assertThat(traffic.openedAt).as("never opened").isEqualTo(-1);
 			assertThat(endpoint(context, "primary").circuitBreaker().getState()).isEqualTo(State.CLOSED);
-			assertThat(traffic.answers.values()).hasSizeGreaterThan(100)
+			assertThat(traffic.answers.values()).hasSizeGreaterThan(90)
 				.allSatisfy((each) -> assertThat(each.tier()).isEqualTo(Tier.PRIMARY));
 			assertThat(context.getBean(LlmBreakersEndpoint.class).breaker("primary").hang().openings()).isZero();
 		});
@@ -188,6 +189,45 @@ class HangEvidenceTests {
 		});
 	}
 
+	@Test
+	void probeIntoAHangWaitsForItsFirstTokenAsLongAsFirstTokensTookNotTheWholeTimeout() {
+		runner().withPropertyValues("llm.defaults.circuit-breaker.wait-duration-in-open-state=300ms").run((context) -> {
+			Traffic traffic = new Traffic(context);
+			traffic.run(200, 5000, (sent) -> HEALTHY[(int) (sent % HEALTHY.length)]);
+			LlmEndpoint primary = endpoint(context, "primary");
+			// 3 x the p99 of 0.85 s is under the probe floor: the floor bounds the probes
+			assertThat(primary.hang().describe().probeTimeout()).isEqualTo(Duration.ofSeconds(3));
+			this.primary.holdProbes();
+			CircuitBreaker breaker = primary.circuitBreaker();
+			breaker.transitionToOpenState();
+			// Resilience4j's own timer moves it to half-open after 300 ms of real time; the probes leave then
+			until(() -> this.primary.probes.get() == 3);
+			traffic.time.advanceTimeBy(Duration.ofMillis(2999));
+			assertThat(breaker.getState()).isEqualTo(State.HALF_OPEN);
+			assertThat(primary.probes().failed()).isZero();
+			traffic.time.advanceTimeBy(Duration.ofMillis(1));
+			until(() -> primary.probes().failed() == 3);
+			assertThat(primary.probes().lastOutcome()).isEqualTo(Outcome.TIMEOUT);
+			assertThat(breaker.getState()).isEqualTo(State.OPEN);
+		});
+	}
+
+	@Test
+	void probeOfAnEndpointWithTooFewFirstTokensKnownWaitsTheFirstTokenTimeout() {
+		runner().withPropertyValues("llm.defaults.circuit-breaker.wait-duration-in-open-state=300ms").run((context) -> {
+			Traffic traffic = new Traffic(context);
+			LlmEndpoint primary = endpoint(context, "primary");
+			assertThat(primary.hang().describe().probeTimeout()).isEqualTo(Duration.ofSeconds(10));
+			this.primary.holdProbes();
+			primary.circuitBreaker().transitionToOpenState();
+			until(() -> this.primary.probes.get() == 3);
+			traffic.time.advanceTimeBy(Duration.ofMillis(9999));
+			assertThat(primary.probes().failed()).isZero();
+			traffic.time.advanceTimeBy(Duration.ofMillis(1));
+			until(() -> primary.probes().failed() == 3);
+		});
+	}
+
 	// Answered in 0.1-0.8 s, unless the answer would come after the hang began.
 	private static long healthy(long sent, long hang) {
 		long latency = HEALTHY[(int) (sent % HEALTHY.length)];
@@ -200,7 +240,7 @@ class HangEvidenceTests {
 	 */
 	private final class Traffic {
 
-		private final VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
+		final VirtualTimeScheduler time = VirtualTimeScheduler.getOrSet();
 
 		private final LlmGateway gateway;
 
@@ -345,19 +385,33 @@ class HangEvidenceTests {
 
 		private final Map<Integer, CountDownLatch> held = new ConcurrentHashMap<>();
 
+		final AtomicInteger probes = new AtomicInteger();
+
+		private final CountDownLatch closing = new CountDownLatch(1);
+
+		private volatile boolean holdProbes;
+
 		private volatile boolean closed;
 
 		@Override
 		public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
 			Matcher matcher = CALL.matcher(request.getBody().utf8());
 			if (!matcher.find()) {
-				return completion("not a test call");
+				this.probes.incrementAndGet();
+				if (this.holdProbes) {
+					this.closing.await(60, TimeUnit.SECONDS);
+				}
+				return completion("probed");
 			}
 			int id = Integer.parseInt(matcher.group(1));
 			CountDownLatch latch = latch(id);
 			this.arrived.add(id);
 			latch.await(60, TimeUnit.SECONDS);
 			return completion(this.closed ? "too late" : "from primary " + id);
+		}
+
+		void holdProbes() {
+			this.holdProbes = true;
 		}
 
 		void answer(int id) {
@@ -371,6 +425,7 @@ class HangEvidenceTests {
 		@Override
 		public void close() {
 			this.closed = true;
+			this.closing.countDown();
 			this.held.values().forEach(CountDownLatch::countDown);
 		}
 
