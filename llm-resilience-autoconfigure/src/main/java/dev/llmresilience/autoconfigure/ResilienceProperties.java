@@ -276,6 +276,22 @@ public class ResilienceProperties {
 		 */
 		private @Nullable Duration maxWait;
 
+		/**
+		 * How long a call that another endpoint's opening breaker released to this one may wait for
+		 * a free slot, holding no thread (it looks again every 10ms), within what is left of its
+		 * deadline, rather than be refused and degrade: the burst of calls an opening releases is
+		 * absorbed as this endpoint's own calls end. 0ms refuses them at once. Default 2s.
+		 */
+		private @Nullable Duration releasedCallsWait;
+
+		public @Nullable Duration getReleasedCallsWait() {
+			return this.releasedCallsWait;
+		}
+
+		public void setReleasedCallsWait(@Nullable Duration releasedCallsWait) {
+			this.releasedCallsWait = releasedCallsWait;
+		}
+
 		public @Nullable Integer getMaxConcurrentCalls() {
 			return this.maxConcurrentCalls;
 		}

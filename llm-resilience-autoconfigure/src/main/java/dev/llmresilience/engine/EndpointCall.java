@@ -29,6 +29,9 @@ import reactor.util.context.Context;
  */
 final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 
+	/** How often a released call waiting for a slot looks again. */
+	private static final long ROOM_POLL_MILLIS = 10;
+
 	private final CoreSubscriber<Object> actual;
 
 	private final LlmEndpoint endpoint;
@@ -56,6 +59,12 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 	private volatile boolean cancelled;
 
 	private volatile @Nullable Disposable pending;
+
+	// until when a released call waits for a slot of the bulkhead, on the parallel scheduler's clock
+	private long roomBy = Long.MIN_VALUE;
+
+	// a slot of the bulkhead taken for the next attempt while it waited, which the attempt takes over
+	private boolean slotHeld;
 
 	private EndpointCall(CoreSubscriber<Object> actual, LlmEndpoint endpoint, ChatRequest request,
 			EndpointAttempt.Exposure exposure, CallContext context, @Nullable Retry retry) {
@@ -130,6 +139,11 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 
 	private void start() {
 		this.actual.onSubscribe(this);
+		if (this.context.released()) {
+			long wait = this.endpoint.settings().bulkhead().releasedCallsWait().toNanos();
+			long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+			this.roomBy = now + Math.min(wait, Math.max(0, this.context.deadlineNanos() - now));
+		}
 		next();
 	}
 
@@ -137,8 +151,51 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		if (this.cancelled) {
 			return;
 		}
+		if (this.roomBy != Long.MIN_VALUE && !roomFound()) {
+			this.pending = Schedulers.parallel().schedule(this::next, ROOM_POLL_MILLIS, TimeUnit.MILLISECONDS);
+			if (this.cancelled) {
+				disposePending();
+			}
+			return;
+		}
 		this.number++;
 		new EndpointAttempt(this, this.number).subscribe(this);
+		if (this.slotHeld) {
+			// refused before it reached the bulkhead (its breaker, its deadline): the slot goes back
+			this.slotHeld = false;
+			this.endpoint.bulkhead().onComplete();
+		}
+	}
+
+	/**
+	 * Hand the bulkhead slot taken while the call waited to its attempt.
+	 * @return true if the attempt has it, and takes no other
+	 */
+	boolean takeHeldSlot() {
+		if (this.slotHeld) {
+			this.slotHeld = false;
+			return true;
+		}
+		return false;
+	}
+
+	// An opening breaker releases its waiting calls all at once, more than the next endpoint may have
+	// room for: rather than be refused and degrade, a released call looks again for a slot every few
+	// milliseconds, holding no thread, while this endpoint's breaker would let it through. The slot is
+	// taken here, for the attempt, so that another waiter cannot take it between a look and the attempt.
+	// True when the first attempt may go: with a slot, or waiting no longer (the time is up, the breaker
+	// would refuse it).
+	private boolean roomFound() {
+		if (Schedulers.parallel().now(TimeUnit.NANOSECONDS) >= this.roomBy || !this.endpoint.breakerAdmitsCalls()) {
+			this.roomBy = Long.MIN_VALUE;
+			return true;
+		}
+		if (this.endpoint.bulkhead().tryAcquirePermission()) {
+			this.slotHeld = true;
+			this.roomBy = Long.MIN_VALUE;
+			return true;
+		}
+		return false;
 	}
 
 	@Override

@@ -179,7 +179,8 @@ final class EndpointSettingsResolver {
 	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
 		return new EndpointSettings.BulkheadSettings(
 				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 1),
-				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait()));
+				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait()),
+				layers.notNegative("bulkhead.released-calls-wait", (p) -> p.getBulkhead().getReleasedCallsWait()));
 	}
 
 	private static EndpointSettings.Liveness liveness(PropertyLayers layers) {

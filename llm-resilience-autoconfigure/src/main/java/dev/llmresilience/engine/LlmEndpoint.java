@@ -200,12 +200,16 @@ public final class LlmEndpoint {
 	 * @return true if a call would be attempted
 	 */
 	public boolean admitsCalls() {
-		boolean breaker = switch (this.circuitBreaker.getState()) {
+		return breakerAdmitsCalls() && this.bulkhead.getMetrics().getAvailableConcurrentCalls() > 0;
+	}
+
+	// its breaker closed, disabled, or half-open with users' calls as the probes
+	boolean breakerAdmitsCalls() {
+		return switch (this.circuitBreaker.getState()) {
 			case CLOSED, DISABLED, METRICS_ONLY -> true;
 			case HALF_OPEN -> !probesItself();
 			default -> false;
 		};
-		return breaker && this.bulkhead.getMetrics().getAvailableConcurrentCalls() > 0;
 	}
 
 	// chat goes upstream as a stream when upstream-streaming allows it; a stream whenever the client can

@@ -60,6 +60,7 @@ final class ResilienceDefaults {
 		retry.setMaxRetryAfter(retryDefault.maxRetryAfter());
 		builtIn.getBulkhead().setMaxConcurrentCalls(EndpointSettings.BulkheadSettings.DEFAULT.maxConcurrentCalls());
 		builtIn.getBulkhead().setMaxWait(EndpointSettings.BulkheadSettings.DEFAULT.maxWait());
+		builtIn.getBulkhead().setReleasedCallsWait(EndpointSettings.BulkheadSettings.DEFAULT.releasedCallsWait());
 		EndpointSettings.Liveness livenessDefault = EndpointSettings.Liveness.DEFAULT;
 		LivenessProperties liveness = builtIn.getLiveness();
 		liveness.getHangDetection().setEnabled(livenessDefault.hangDetection());

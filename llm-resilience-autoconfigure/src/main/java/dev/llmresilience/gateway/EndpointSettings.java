@@ -296,11 +296,25 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 	 *
 	 * @param maxConcurrentCalls calls in flight at once
 	 * @param maxWait wait for a permit
+	 * @param releasedCallsWait how long a call that another endpoint's opening breaker released to
+	 * this one may wait for a free slot, holding no thread, within its deadline
 	 */
-	public record BulkheadSettings(int maxConcurrentCalls, Duration maxWait) {
+	public record BulkheadSettings(int maxConcurrentCalls, Duration maxWait, Duration releasedCallsWait) {
 
-		/** The built-in bulkhead: 50 calls at once, no wait for a permit. */
-		public static final BulkheadSettings DEFAULT = new BulkheadSettings(50, Duration.ZERO);
+		/**
+		 * The built-in bulkhead: 50 calls at once, no wait for a permit, released calls waiting up to
+		 * 2s for a slot.
+		 */
+		public static final BulkheadSettings DEFAULT = new BulkheadSettings(50, Duration.ZERO, Duration.ofSeconds(2));
+
+		/**
+		 * A bulkhead whose released calls wait as long as the built-in one's.
+		 * @param maxConcurrentCalls calls in flight at once
+		 * @param maxWait wait for a permit
+		 */
+		public BulkheadSettings(int maxConcurrentCalls, Duration maxWait) {
+			this(maxConcurrentCalls, maxWait, Duration.ofSeconds(2));
+		}
 
 	}
 
