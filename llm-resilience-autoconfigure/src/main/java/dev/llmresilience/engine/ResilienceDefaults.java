@@ -1,6 +1,5 @@
 package dev.llmresilience.engine;
 
-import dev.llmresilience.autoconfigure.LivenessProperties;
 import dev.llmresilience.autoconfigure.ResilienceProperties;
 import dev.llmresilience.autoconfigure.RetryProperties;
 import dev.llmresilience.gateway.EndpointSettings;
@@ -62,7 +61,7 @@ final class ResilienceDefaults {
 		builtIn.getBulkhead().setMaxWait(EndpointSettings.BulkheadSettings.DEFAULT.maxWait());
 		builtIn.getBulkhead().setReleasedCallsWait(EndpointSettings.BulkheadSettings.DEFAULT.releasedCallsWait());
 		EndpointSettings.Liveness livenessDefault = EndpointSettings.Liveness.DEFAULT;
-		LivenessProperties liveness = builtIn.getLiveness();
+		ResilienceProperties.Liveness liveness = builtIn.getLiveness();
 		liveness.getHangDetection().setEnabled(livenessDefault.hangDetection());
 		liveness.getHangDetection().setP99Multiple(livenessDefault.p99Multiple());
 		liveness.getHangDetection().setFloor(livenessDefault.hangFloor());
