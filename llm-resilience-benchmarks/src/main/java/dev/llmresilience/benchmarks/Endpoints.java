@@ -37,6 +37,13 @@ final class Endpoints implements AutoCloseable {
 	/** {@code llm.gateway.deadline}'s default. */
 	static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(90);
 
+	/**
+	 * {@code -Dliveness=fixed}: the fixed first-token timeout alone, for a run to compare with (no
+	 * hang evidence, probes waiting the whole first-token timeout, released calls refused by a full
+	 * bulkhead at once).
+	 */
+	static final boolean FIXED = "fixed".equals(System.getProperty("liveness"));
+
 	private final FailureClassifier classifier = new FailureClassifier();
 
 	private final BiFunction<EndpointSettings, LlmClient, LlmEndpoint> factory = BenchmarkAccess.endpoints(this.classifier);
@@ -92,9 +99,12 @@ final class Endpoints implements AutoCloseable {
 					retry.multiplier(), scaled(retry.maxBackoff(), scale), retry.jitter(),
 					scaled(retry.maxRetryAfter(), scale)))
 			.bulkhead(new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO,
-					scaled(EndpointSettings.BulkheadSettings.DEFAULT.releasedCallsWait(), scale)))
-			.liveness(new EndpointSettings.Liveness(liveness.hangDetection(), liveness.p99Multiple(),
-					scaled(liveness.hangFloor(), scale), liveness.minWaitingCalls(), scaled(liveness.probeFloor(), scale)))
+					FIXED ? Duration.ZERO : scaled(EndpointSettings.BulkheadSettings.DEFAULT.releasedCallsWait(), scale)))
+			.liveness(FIXED
+					? new EndpointSettings.Liveness(false, liveness.p99Multiple(), scaled(liveness.hangFloor(), scale),
+							liveness.minWaitingCalls(), scaled(timeouts.firstTokenTimeout(), scale))
+					: new EndpointSettings.Liveness(liveness.hangDetection(), liveness.p99Multiple(),
+							scaled(liveness.hangFloor(), scale), liveness.minWaitingCalls(), scaled(liveness.probeFloor(), scale)))
 			.build();
 	}
 
