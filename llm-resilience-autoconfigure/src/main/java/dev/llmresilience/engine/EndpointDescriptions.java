@@ -14,7 +14,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 
 /**
  * One endpoint as {@code /actuator/llmbreakers} shows it: its breaker, bulkhead, recent transitions
- * probes and first-token times.
+ * probes, first-token times and the evidence of a hang.
  */
 final class EndpointDescriptions {
 
@@ -44,7 +44,8 @@ final class EndpointDescriptions {
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
 				(transition != null) ? describe(transition) : null,
 				this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
-				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()));
+				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()),
+				endpoint.hang().describe());
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {
