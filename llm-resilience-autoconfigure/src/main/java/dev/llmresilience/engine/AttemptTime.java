@@ -73,7 +73,11 @@ final class AttemptTime implements Function<AttemptWatchdog.Expiry, Throwable> {
 					yield upstream(Outcome.TIMEOUT, "Timed out: no answer within " + timeout() + " (timeout)");
 				}
 				LlmUpstreamException timeout = upstream(Outcome.TIMEOUT, "Timed out: no content within "
-						+ this.settings.timeouts().firstTokenTimeout() + " (first-token-timeout)");
+						+ this.settings.timeouts().firstTokenTimeout()
+						+ ((this.exposure == EndpointAttempt.Exposure.PROBE)
+								? " (a probe's bound: liveness.hang-detection.p99-multiple times the p99 of first tokens, "
+										+ "at least liveness.probe-floor, at most first-token-timeout)"
+								: " (first-token-timeout)"));
 				yield (this.exposure != EndpointAttempt.Exposure.PROBE && this.context.laterEndpointAvailable().getAsBoolean())
 						? timeout.withoutRetry("a later endpoint of the route is available") : timeout;
 			}

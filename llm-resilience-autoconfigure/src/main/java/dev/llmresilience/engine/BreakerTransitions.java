@@ -103,7 +103,7 @@ final class BreakerTransitions {
 		if (opened ? logger.isWarnEnabled() : logger.isInfoEnabled()) {
 			String message = "LLM endpoint '" + endpoint.name() + "' (model " + endpoint.settings().upstream().model()
 					+ "): circuit breaker " + transition.from() + " -> " + transition.to() + ": "
-					+ reason(transition, metrics, breaker.getCircuitBreakerConfig());
+					+ reason(transition, metrics, breaker.getCircuitBreakerConfig(), endpoint.hang().opening());
 			if (opened) {
 				logger.warn(message);
 			}
@@ -129,8 +129,20 @@ final class BreakerTransitions {
 	 * that tripped it to the open state, but starts closed and half-open with an empty one.
 	 */
 	static String reason(Transition transition, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config) {
+		return reason(transition, metrics, config, null);
+	}
+
+	/**
+	 * Why the breaker moved, when it may have been opened for a hang.
+	 * @param hang why the endpoint's hang detector is opening it, or {@code null} when it is not
+	 */
+	static String reason(Transition transition, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config,
+			@Nullable String hang) {
 		String probes = config.getPermittedNumberOfCallsInHalfOpenState() + " probe calls";
 		String wait = duration(Duration.ofMillis(config.getWaitIntervalFunctionInOpenState().apply(1)));
+		if (hang != null && transition.from() == State.CLOSED && transition.to() == State.OPEN) {
+			return hang + "; calls go to the next endpoint of their route, probes after " + wait;
+		}
 		if (!isAutomatic(transition)) {
 			return "set by hand (the actuator's POST /actuator/llmbreakers/{name}, or code)";
 		}

@@ -6,7 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The stage that takes a slot of the endpoint's bulkhead for an attempt (refused when none is
- * free, never waiting) and gives it back on every end.
+ * free, never waiting; a call released by another endpoint's breaker may have taken one for it while
+ * it waited, see {@link EndpointCall}) and gives it back on every end.
  */
 final class BulkheadSlot implements AttemptStage {
 
@@ -17,6 +18,9 @@ final class BulkheadSlot implements AttemptStage {
 
 	@Override
 	public @Nullable Throwable admit(EndpointAttempt attempt, long now) {
+		if (attempt.call().takeHeldSlot()) {
+			return null;
+		}
 		Bulkhead bulkhead = attempt.endpoint().bulkhead();
 		return bulkhead.tryAcquirePermission() ? null : BulkheadFullException.createBulkheadFullException(bulkhead);
 	}

@@ -26,10 +26,12 @@ import org.jspecify.annotations.Nullable;
  * @param laterEndpointAvailable whether a later endpoint of the route would take the call now;
  * while one would, a first-token timeout is not retried on the same endpoint
  * @param race the race this call's attempts run in (a hedged request), or {@link Race#NONE}
+ * @param released whether the call comes to this endpoint because an earlier one's opening breaker
+ * released it: then it may wait for a slot of this endpoint's bulkhead ({@code released-calls-wait})
  */
 record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
 		long deadlineNanos, long streamDeadlineNanos, CallVolumeGuard guard, BooleanSupplier laterEndpointAvailable,
-		Race race) {
+		Race race, boolean released) {
 
 	/**
 	 * A context that runs in no race.
@@ -42,7 +44,7 @@ record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullabl
 	 */
 	public CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
 			long deadlineNanos, long streamDeadlineNanos, CallVolumeGuard guard, BooleanSupplier laterEndpointAvailable) {
-		this(onAttempt, parent, deadlineNanos, streamDeadlineNanos, guard, laterEndpointAvailable, Race.NONE);
+		this(onAttempt, parent, deadlineNanos, streamDeadlineNanos, guard, laterEndpointAvailable, Race.NONE, false);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.llmresilience.engine;
 import java.util.concurrent.TimeUnit;
 
 import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.CompletionDelta;
 import io.github.resilience4j.retry.Retry;
@@ -27,6 +28,9 @@ import reactor.util.context.Context;
  * interruption), so the demand of the subscriber passes whole to each attempt in turn.
  */
 final class EndpointCall implements CoreSubscriber<Object>, Subscription {
+
+	/** How often a released call waiting for a slot looks again. */
+	private static final long ROOM_POLL_MILLIS = 10;
 
 	private final CoreSubscriber<Object> actual;
 
@@ -56,6 +60,12 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 
 	private volatile @Nullable Disposable pending;
 
+	// until when a released call waits for a slot of the bulkhead, on the parallel scheduler's clock
+	private long roomBy = Long.MIN_VALUE;
+
+	// a slot of the bulkhead taken for the next attempt while it waited, which the attempt takes over
+	private boolean slotHeld;
+
 	private EndpointCall(CoreSubscriber<Object> actual, LlmEndpoint endpoint, ChatRequest request,
 			EndpointAttempt.Exposure exposure, CallContext context, @Nullable Retry retry) {
 		this.actual = actual;
@@ -65,8 +75,23 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		this.context = context;
 		this.retry = retry;
 		this.streaming = endpoint.streamsUpstream(exposure);
-		this.time = new AttemptTime(endpoint.settings(), request, exposure, context, this.streaming,
+		this.time = new AttemptTime(settings(endpoint, exposure), request, exposure, context, this.streaming,
 				endpoint.classifier());
+	}
+
+	// A synthetic probe waits for its first token as long as first tokens normally take, not the
+	// whole first-token-timeout: a provider that recovers just after probes were sent is let back
+	// in seconds later, not a timeout later (a few probes every open wait: the copy costs nothing).
+	private static EndpointSettings settings(LlmEndpoint endpoint, EndpointAttempt.Exposure exposure) {
+		EndpointSettings settings = endpoint.settings();
+		if (exposure != EndpointAttempt.Exposure.PROBE) {
+			return settings;
+		}
+		EndpointSettings.Timeouts timeouts = settings.timeouts();
+		return settings.toBuilder()
+			.timeouts(new EndpointSettings.Timeouts(timeouts.timeout(), timeouts.connectTimeout(),
+					endpoint.hang().probeFirstTokenTimeout(), timeouts.streamIdleTimeout(), timeouts.upstreamStreaming()))
+			.build();
 	}
 
 	/**
@@ -114,6 +139,11 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 
 	private void start() {
 		this.actual.onSubscribe(this);
+		if (this.context.released()) {
+			long wait = this.endpoint.settings().bulkhead().releasedCallsWait().toNanos();
+			long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+			this.roomBy = now + Math.min(wait, Math.max(0, this.context.deadlineNanos() - now));
+		}
 		next();
 	}
 
@@ -121,11 +151,54 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 		if (this.cancelled) {
 			return;
 		}
+		if (this.roomBy != Long.MIN_VALUE && !roomFound()) {
+			this.pending = Schedulers.parallel().schedule(this::next, ROOM_POLL_MILLIS, TimeUnit.MILLISECONDS);
+			if (this.cancelled) {
+				disposePending();
+			}
+			return;
+		}
 		this.number++;
 		if (this.number == 1 && this.exposure != EndpointAttempt.Exposure.PROBE) {
 			this.endpoint.retryBudget().call(Schedulers.parallel().now(TimeUnit.NANOSECONDS));
 		}
 		new EndpointAttempt(this, this.number).subscribe(this);
+		if (this.slotHeld) {
+			// refused before it reached the bulkhead (its breaker, its deadline): the slot goes back
+			this.slotHeld = false;
+			this.endpoint.bulkhead().onComplete();
+		}
+	}
+
+	/**
+	 * Hand the bulkhead slot taken while the call waited to its attempt.
+	 * @return true if the attempt has it, and takes no other
+	 */
+	boolean takeHeldSlot() {
+		if (this.slotHeld) {
+			this.slotHeld = false;
+			return true;
+		}
+		return false;
+	}
+
+	// An opening breaker releases its waiting calls all at once, more than the next endpoint may have
+	// room for: rather than be refused and degrade, a released call looks again for a slot every few
+	// milliseconds, holding no thread, while this endpoint's breaker would let it through. The slot is
+	// taken here, for the attempt, so that another waiter cannot take it between a look and the attempt.
+	// True when the first attempt may go: with a slot, or waiting no longer (the time is up, the breaker
+	// would refuse it).
+	private boolean roomFound() {
+		if (Schedulers.parallel().now(TimeUnit.NANOSECONDS) >= this.roomBy || !this.endpoint.breakerAdmitsCalls()) {
+			this.roomBy = Long.MIN_VALUE;
+			return true;
+		}
+		if (this.endpoint.bulkhead().tryAcquirePermission()) {
+			this.slotHeld = true;
+			this.roomBy = Long.MIN_VALUE;
+			return true;
+		}
+		return false;
 	}
 
 	@Override

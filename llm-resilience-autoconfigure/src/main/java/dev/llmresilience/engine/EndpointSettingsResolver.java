@@ -97,7 +97,8 @@ final class EndpointSettingsResolver {
 							rateLimits(layers)),
 					new EndpointSettings.Routing(endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
 							price(prefix, endpoint.getPrice())),
-					timeouts(layers), limits(layers), circuitBreaker(layers), retry(layers), bulkhead(layers), options);
+					timeouts(layers), limits(layers), circuitBreaker(layers), retry(layers), bulkhead(layers), liveness(layers),
+					options);
 		}
 		catch (InvalidSettingException ex) {
 			// a rule of the settings records (e.g. minimum-number-of-calls <= sliding-window-size)
@@ -187,7 +188,17 @@ final class EndpointSettingsResolver {
 	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {
 		return new EndpointSettings.BulkheadSettings(
 				layers.atLeast("bulkhead.max-concurrent-calls", (p) -> p.getBulkhead().getMaxConcurrentCalls(), 1),
-				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait()));
+				layers.notNegative("bulkhead.max-wait", (p) -> p.getBulkhead().getMaxWait()),
+				layers.notNegative("bulkhead.released-calls-wait", (p) -> p.getBulkhead().getReleasedCallsWait()));
+	}
+
+	private static EndpointSettings.Liveness liveness(PropertyLayers layers) {
+		return new EndpointSettings.Liveness(
+				layers.value("liveness.hang-detection.enabled", (p) -> p.getLiveness().getHangDetection().getEnabled()),
+				layers.value("liveness.hang-detection.p99-multiple", (p) -> p.getLiveness().getHangDetection().getP99Multiple()),
+				layers.positive("liveness.hang-detection.floor", (p) -> p.getLiveness().getHangDetection().getFloor()),
+				layers.atLeast("liveness.hang-detection.min-waiting-calls", (p) -> p.getLiveness().getHangDetection().getMinWaitingCalls(), 1),
+				layers.positive("liveness.probe-floor", (p) -> p.getLiveness().getProbeFloor()));
 	}
 
 	private static EndpointSettings.@Nullable Price price(String prefix, EndpointProperties.Price price) {

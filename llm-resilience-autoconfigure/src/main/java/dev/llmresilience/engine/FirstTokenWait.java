@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * The stage that keeps an attempt in its endpoint's list of attempts waiting for their first token
  * (see {@link LlmEndpoint#waiting}), from the moment its request is on its way until its first
- * token or its end, so that a breaker that opens meanwhile releases it to the route's next endpoint.
+ * token or its end, so that a breaker that opens meanwhile releases it to the route's next endpoint,
+ * and so that the endpoint's {@link HangDetector} sees it wait.
  * It comes after the request is sent: an attempt that ends as it is sent (an answer at hand, a
  * refused send) is never listed.
  */

@@ -33,7 +33,8 @@ import reactor.core.scheduler.Schedulers;
  * its timeout and the call's deadline, so every attempt is recorded by the breaker, a retry never
  * starts while the breaker is open, and a timeout is a failure the breaker counts. When the breaker
  * opens, the attempts still waiting for their first token are released to the route's next endpoint;
- * with {@code probe: synthetic} the endpoint sends its half-open probes itself.
+ * its {@link HangDetector} opens it when its own first-token times say it hangs; with
+ * {@code probe: synthetic} the endpoint sends its half-open probes itself.
  */
 public final class LlmEndpoint {
 
@@ -71,6 +72,8 @@ public final class LlmEndpoint {
 	private final LongAdder routedAway = new LongAdder();
 
 	private final LongAdder retriesRefused = new LongAdder();
+
+	private final HangDetector hang;
 
 	/**
 	 * Create an endpoint whose probes, if its settings say the library sends them, pass no guard.
@@ -119,6 +122,7 @@ public final class LlmEndpoint {
 		this.streamsUpstream = settings.timeouts().upstreamStreaming() && client.supportsStreaming();
 		this.clientStreams = client.supportsStreaming();
 		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
+		this.hang = new HangDetector(this, clock);
 		this.probes = probesItself() ? new SyntheticProbes(this, guard, clock) : null;
 	}
 
@@ -193,10 +197,20 @@ public final class LlmEndpoint {
 	void waiting(EndpointAttempt attempt, boolean waits) {
 		if (waits) {
 			this.waiting.add(attempt);
+			this.hang.waiting(attempt.scheduler());
 		}
 		else {
 			this.waiting.remove(attempt);
 		}
+	}
+
+	// The attempts waiting for their first token now, for the hang detector to read.
+	Set<EndpointAttempt> waitingForFirstToken() {
+		return this.waiting;
+	}
+
+	HangDetector hang() {
+		return this.hang;
 	}
 
 	/**
@@ -205,12 +219,16 @@ public final class LlmEndpoint {
 	 * @return true if a call would be attempted
 	 */
 	public boolean admitsCalls() {
-		boolean breaker = switch (this.circuitBreaker.getState()) {
+		return breakerAdmitsCalls() && this.bulkhead.getMetrics().getAvailableConcurrentCalls() > 0;
+	}
+
+	// its breaker closed, disabled, or half-open with users' calls as the probes
+	boolean breakerAdmitsCalls() {
+		return switch (this.circuitBreaker.getState()) {
 			case CLOSED, DISABLED, METRICS_ONLY -> true;
 			case HALF_OPEN -> !probesItself();
 			default -> false;
 		};
-		return breaker && this.bulkhead.getMetrics().getAvailableConcurrentCalls() > 0;
 	}
 
 	// chat goes upstream as a stream when upstream-streaming allows it; a stream whenever the client can

@@ -50,6 +50,9 @@ final class RouteWalk {
 
 	private @Nullable Hedge<?> hedge;
 
+	// the last endpoint tried let go of the call when its breaker opened: the next one may keep it waiting for a slot
+	private boolean released;
+
 	// the gateway-wide limit's permit, held while the route is walked
 	private @Nullable Runnable permit;
 
@@ -193,7 +196,9 @@ final class RouteWalk {
 	 */
 	Step failed(Throwable error) {
 		LlmEndpoint failed = failing();
-		Outcome.Action action = FailureClassifier.outcomeOf(error).action();
+		Outcome outcome = FailureClassifier.outcomeOf(error);
+		Outcome.Action action = outcome.action();
+		this.released = outcome == Outcome.RELEASED;
 		pass();
 		if (action == Outcome.Action.FALL_BACK) {
 			skipped(failed, error, "trying the next endpoint");
@@ -251,7 +256,7 @@ final class RouteWalk {
 	private CallContext context(int index, CallContext.Race race) {
 		Leg leg = new Leg(index);
 		return new CallContext(leg, this.call.observation(), this.call.deadlineNanos(), this.call.streamDeadlineNanos(),
-				this.guards.calls(), leg, race);
+				this.guards.calls(), leg, race, this.released);
 	}
 
 	// A hedge that was sent or refused: to the route's counts and the call's listeners.

@@ -27,10 +27,11 @@ import org.jspecify.annotations.Nullable;
  * @param circuitBreaker the breaker's settings
  * @param retry the retry's settings
  * @param bulkhead the bulkhead's settings
+ * @param liveness how a hang is told from the endpoint's own first-token times
  * @param options the options of the endpoint's protocol, as its factory kept them
  */
 public record EndpointSettings(String name, Upstream upstream, Routing routing, Timeouts timeouts, Limits limits,
-		CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead,
+		CircuitBreakerSettings circuitBreaker, RetrySettings retry, BulkheadSettings bulkhead, Liveness liveness,
 		ProtocolOptions options) {
 
 	/**
@@ -389,11 +390,62 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 	 *
 	 * @param maxConcurrentCalls calls in flight at once
 	 * @param maxWait wait for a permit
+	 * @param releasedCallsWait how long a call that another endpoint's opening breaker released to
+	 * this one may wait for a free slot, holding no thread, within its deadline
 	 */
-	public record BulkheadSettings(int maxConcurrentCalls, Duration maxWait) {
+	public record BulkheadSettings(int maxConcurrentCalls, Duration maxWait, Duration releasedCallsWait) {
 
-		/** The built-in bulkhead: 50 calls at once, no wait for a permit. */
-		public static final BulkheadSettings DEFAULT = new BulkheadSettings(50, Duration.ZERO);
+		/**
+		 * The built-in bulkhead: 50 calls at once, no wait for a permit, released calls waiting up to
+		 * 2s for a slot.
+		 */
+		public static final BulkheadSettings DEFAULT = new BulkheadSettings(50, Duration.ZERO, Duration.ofSeconds(2));
+
+		/**
+		 * A bulkhead whose released calls wait as long as the built-in one's.
+		 * @param maxConcurrentCalls calls in flight at once
+		 * @param maxWait wait for a permit
+		 */
+		public BulkheadSettings(int maxConcurrentCalls, Duration maxWait) {
+			this(maxConcurrentCalls, maxWait, Duration.ofSeconds(2));
+		}
+
+	}
+
+	/**
+	 * How a hang is told from the endpoint's own history (docs/liveness.md): its recent first-token
+	 * times give a threshold, {@code p99Multiple} times their 99th percentile, at least
+	 * {@code hangFloor}; the endpoint is hung when at least {@code minWaitingCalls} calls wait for
+	 * their first token, the oldest for longer than the threshold, and no call has had a first token
+	 * for as long. A synthetic probe's first token is bounded the same way, at least
+	 * {@code probeFloor}; both are at most {@code first-token-timeout}.
+	 *
+	 * @param hangDetection whether the breaker opens on that evidence
+	 * @param p99Multiple how many times the 99th percentile of the recent first-token times a wait
+	 * must last to count as evidence
+	 * @param hangFloor the shortest threshold
+	 * @param minWaitingCalls the fewest calls waiting at once that are evidence
+	 * @param probeFloor the shortest first-token bound of a synthetic probe
+	 */
+	public record Liveness(boolean hangDetection, double p99Multiple, Duration hangFloor, int minWaitingCalls,
+			Duration probeFloor) {
+
+		/**
+		 * The built-in rule: on, 3 times the p99, at least 2s, 5 calls waiting; probes bounded at
+		 * least 3s.
+		 */
+		public static final Liveness DEFAULT = new Liveness(true, 3.0, Duration.ofSeconds(2), 5, Duration.ofSeconds(3));
+
+		/**
+		 * @throws InvalidSettingException when the multiple would take a normal first token for a hang
+		 */
+		public Liveness {
+			if (!(p99Multiple >= 1.0) || Double.isInfinite(p99Multiple)) {
+				throw new InvalidSettingException("liveness.hang-detection.p99-multiple", "is " + p99Multiple
+						+ ", not a finite number of at least 1",
+						"Use 1 or more, e.g. 3: a wait of 3 times the 99th percentile of the recent first tokens is evidence of a hang.");
+			}
+		}
 
 	}
 
@@ -481,6 +533,8 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 
 		private BulkheadSettings bulkhead = BulkheadSettings.DEFAULT;
 
+		private Liveness liveness = Liveness.DEFAULT;
+
 		private ProtocolOptions options = ProtocolOptions.NONE;
 
 		private Builder(String name, URI baseUrl, String model) {
@@ -501,6 +555,7 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 			this.circuitBreaker = settings.circuitBreaker;
 			this.retry = settings.retry;
 			this.bulkhead = settings.bulkhead;
+			this.liveness = settings.liveness;
 			this.options = settings.options;
 		}
 
@@ -605,6 +660,16 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 		}
 
 		/**
+		 * How a hang is told, {@link Liveness#DEFAULT} by default.
+		 * @param liveness the settings
+		 * @return this builder
+		 */
+		public Builder liveness(Liveness liveness) {
+			this.liveness = liveness;
+			return this;
+		}
+
+		/**
 		 * The protocol's options, none by default.
 		 * @param options the options, as the protocol's factory would keep them
 		 * @return this builder
@@ -621,8 +686,8 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 		public EndpointSettings build() {
 			return new EndpointSettings(this.name,
 					new Upstream(this.baseUrl, this.apiKey, this.protocol, this.model, this.headers, this.rateLimits),
-					this.routing,
-					this.timeouts, this.limits, this.circuitBreaker, this.retry, this.bulkhead, this.options);
+					this.routing, this.timeouts, this.limits, this.circuitBreaker, this.retry, this.bulkhead,
+					this.liveness, this.options);
 		}
 
 	}

@@ -97,6 +97,25 @@ class LlmBreakersEndpointWebTests {
 	}
 
 	@Test
+	void endpointShowsTheEvidenceOfAHangAndItsProbesBound() {
+		// no first token known yet: no threshold, and a probe would wait the whole first-token timeout
+		this.client.get()
+			.uri("/actuator/llmbreakers/gpt-4o")
+			.exchange()
+			.expectStatus().isOk()
+			.expectBody()
+			.jsonPath("$.hang.enabled").isEqualTo(true)
+			.jsonPath("$.hang.threshold").doesNotExist()
+			.jsonPath("$.hang.minWaitingCalls").isEqualTo(5)
+			.jsonPath("$.hang.waitingCalls").isEqualTo(0)
+			.jsonPath("$.hang.oldestWait").doesNotExist()
+			.jsonPath("$.hang.lastFirstTokenAt").doesNotExist()
+			.jsonPath("$.hang.openings").isEqualTo(0)
+			.jsonPath("$.hang.lastOpening").doesNotExist()
+			.jsonPath("$.hang.probeTimeout").isEqualTo("PT10S");
+	}
+
+	@Test
 	void unknownEndpointIsNotFound() {
 		this.client.get().uri("/actuator/llmbreakers/nope").exchange().expectStatus().isNotFound();
 	}

@@ -60,6 +60,12 @@ public final class BlockHoundAllowList implements BlockHoundIntegration {
 		// the library file is read and copied from the jar, on whichever thread gets there first. Seen
 		// as RandomAccessFile#readBytes from NativeLibraryLoader.load on the parallel scheduler.
 		builder.allowBlockingCallsInside("io.netty.util.internal.NativeLibraryLoader", "load");
+		// reactor-test's virtual clock keeps its timers in a PriorityBlockingQueue whose lock is held
+		// for one insertion or removal (no I/O): an event loop that sets or cancels an attempt's timer
+		// while the test thread moves the clock waits for it. Only in tests in virtual time; seen as
+		// Unsafe#park from TimedRunnable.dispose under 20 calls a second of virtual traffic.
+		builder.allowBlockingCallsInside("reactor.test.scheduler.VirtualTimeScheduler$TimedRunnable", "dispose");
+		builder.allowBlockingCallsInside("reactor.test.scheduler.VirtualTimeScheduler$VirtualTimeWorker", "schedule");
 	}
 
 	/** Applied after the libraries' integrations, so that this callback is the one in force. */

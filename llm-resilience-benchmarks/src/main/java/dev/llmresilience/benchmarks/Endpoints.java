@@ -37,6 +37,13 @@ final class Endpoints implements AutoCloseable {
 	/** {@code llm.gateway.deadline}'s default. */
 	static final Duration DEFAULT_DEADLINE = Duration.ofSeconds(90);
 
+	/**
+	 * {@code -Dliveness=fixed}: the fixed first-token timeout alone, for a run to compare with (no
+	 * hang evidence, probes waiting the whole first-token timeout, released calls refused by a full
+	 * bulkhead at once).
+	 */
+	static final boolean FIXED = "fixed".equals(System.getProperty("liveness"));
+
 	private final FailureClassifier classifier = new FailureClassifier();
 
 	private final BiFunction<EndpointSettings, LlmClient, LlmEndpoint> factory = BenchmarkAccess.endpoints(this.classifier);
@@ -50,7 +57,8 @@ final class Endpoints implements AutoCloseable {
 	 * duration multiplied by {@code scale}: timeout 60 s, connect 5 s, first token 10 s, stream idle
 	 * 30 s, chat sent upstream as a stream, breaker window 20 at 50 %, 30 s open, 3 synthetic probes,
 	 * slow call 60 s, 3 attempts with backoff 500 ms x2 up to 8 s, bulkhead of
-	 * {@code maxConcurrentCalls}.
+	 * {@code maxConcurrentCalls} whose released calls wait 2 s for a slot, hang evidence at 3 x p99 of
+	 * the first tokens (at least 2 s, 5 calls waiting), probes bounded at least 3 s.
 	 * @param name the endpoint's name
 	 * @param baseUrl its base URL
 	 * @param scale 1 for the defaults, 0.01 for the outage replay's 1/100 time
@@ -77,6 +85,7 @@ final class Endpoints implements AutoCloseable {
 		EndpointSettings.Timeouts timeouts = EndpointSettings.Timeouts.DEFAULT;
 		EndpointSettings.CircuitBreakerSettings breaker = EndpointSettings.CircuitBreakerSettings.DEFAULT;
 		EndpointSettings.RetrySettings retry = EndpointSettings.RetrySettings.DEFAULT;
+		EndpointSettings.Liveness liveness = EndpointSettings.Liveness.DEFAULT;
 		return EndpointSettings.builder(name, URI.create(baseUrl), name + "-model")
 			.apiKey(ApiKey.of("sk-bench"))
 			.timeouts(new EndpointSettings.Timeouts(scaled(timeouts.timeout(), scale),
@@ -89,17 +98,23 @@ final class Endpoints implements AutoCloseable {
 			.retry(new EndpointSettings.RetrySettings(retry.maxAttempts(), scaled(retry.initialBackoff(), scale),
 					retry.multiplier(), scaled(retry.maxBackoff(), scale), retry.jitter(),
 					scaled(retry.maxRetryAfter(), scale)))
-			.bulkhead(new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO))
+			.bulkhead(new EndpointSettings.BulkheadSettings(maxConcurrentCalls, Duration.ZERO,
+					FIXED ? Duration.ZERO : scaled(EndpointSettings.BulkheadSettings.DEFAULT.releasedCallsWait(), scale)))
+			.liveness(FIXED
+					? new EndpointSettings.Liveness(false, liveness.p99Multiple(), scaled(liveness.hangFloor(), scale),
+							liveness.minWaitingCalls(), scaled(timeouts.firstTokenTimeout(), scale))
+					: new EndpointSettings.Liveness(liveness.hangDetection(), liveness.p99Multiple(),
+							scaled(liveness.hangFloor(), scale), liveness.minWaitingCalls(), scaled(liveness.probeFloor(), scale)))
 			.build();
 	}
 
 	/** The settings the gateway's endpoints run with, as the run's log should show them. */
 	static String describe(EndpointSettings settings) {
 		return String.format(Locale.ROOT,
-				"timeout %s, connect %s, first token %s, stream idle %s, upstream streaming %s, breaker %s, retry %s, bulkhead %s",
+				"timeout %s, connect %s, first token %s, stream idle %s, upstream streaming %s, breaker %s, retry %s, bulkhead %s, liveness %s",
 				settings.timeouts().timeout(), settings.timeouts().connectTimeout(), settings.timeouts().firstTokenTimeout(),
 				settings.timeouts().streamIdleTimeout(), settings.timeouts().upstreamStreaming(), settings.circuitBreaker(),
-				settings.retry(), settings.bulkhead());
+				settings.retry(), settings.bulkhead(), settings.liveness());
 	}
 
 	static EndpointSettings settings(String name, String baseUrl) {
