@@ -286,10 +286,17 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		}
 	}
 
-	/** Redis lost the group (restarted empty): it is made again at the next heartbeat. */
+	/**
+	 * Redis lost the group (restarted empty, flushed, the group destroyed): it is made again at the
+	 * next heartbeat. Redis's error may come wrapped, by the driver or by Spring's translation, in
+	 * exceptions whose own message does not repeat it.
+	 */
 	private void failed(Throwable error) {
-		if (String.valueOf(error.getMessage()).contains("NOGROUP")) {
-			this.grouped = false;
+		for (Throwable cause = error; cause != null; cause = cause.getCause()) {
+			if (String.valueOf(cause.getMessage()).contains("NOGROUP")) {
+				this.grouped = false;
+				return;
+			}
 		}
 	}
 

@@ -25,7 +25,10 @@ import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -40,6 +43,7 @@ import static org.awaitility.Awaitility.await;
  * heartbeat is 100 ms, so the few real waits are short; the gateway's side of the store is
  * {@code engine.SharedStoreQueueTests}, the whole fleet through Spring the {@code engine.Fleet*Tests}.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class RedisDeferredStoreTests {
 
 	private static final String PREFIX = "llm:store-test:";
@@ -244,12 +248,94 @@ class RedisDeferredStoreTests {
 		assertThat(a.store.notDurableCount()).isZero();
 	}
 
+	@Test
+	void aBacklogLongerThanOneBatchIsTakenAtOnceWithItsUnreadableEntryEnded() {
+		DeferredCodec codec = new DeferredCodec();
+		for (int i = 0; i < 40; i++) {
+			queue("dfr_backlog_" + i, "dfr_backlog_" + i, codec.write(pending("dfr_backlog_" + i)));
+		}
+		queue("dfr_backlog_broken", "dfr_backlog_broken", "{");
+		// one heartbeat in a minute: what is taken now is taken by the first poll alone, batch after batch
+		Replica a = replica("a", Duration.ofMinutes(1));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).hasSize(40));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.failed).containsOnlyKeys("dfr_backlog_broken"));
+		assertThat(this.commands.hget(hash("dfr_backlog_broken"), "state")).isEqualTo("FAILED");
+	}
+
+	@Test
+	void aRequestQueuedByAnotherReplicaIsTakenAtTheNextHeartbeat() {
+		Replica a = replica("a");
+		await().atMost(WAIT).until(() -> a.fleet.isAvailable());
+		queue("dfr_later", "dfr_later", new DeferredCodec().write(pending("dfr_later")));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).extracting(DeferredEntry::ticket)
+			.containsExactly("dfr_later"));
+	}
+
+	@Test
+	void anEndOfARequestOnlyThisReplicaHeldCountsAtOnce() {
+		Replica a = replica("a");
+		this.redis.stop();
+		await().atMost(WAIT).until(() -> !a.fleet.isAvailable());
+		DeferredEntry entry = pending("dfr_local_end");
+		a.store.add(entry).block(WAIT);
+		AtomicInteger won = new AtomicInteger();
+		a.store.end(entry.failed("gave up", CREATED.plusSeconds(3)), won::incrementAndGet);
+		assertThat(won).as("no other replica can have it").hasValue(1);
+		assertThat(a.store.notDurableCount()).isZero();
+		assertThat(a.store.pending()).isEmpty();
+		this.redis.startAgain();
+		// Redis learns of the end, for lookups from other replicas
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.hget(hash("dfr_local_end"), "state"))
+			.isEqualTo("FAILED"));
+		assertThat(won).hasValue(1);
+	}
+
+	@Test
+	void aGroupRedisLostIsMadeAgainAndNewRequestsAreTakenAgain() {
+		Replica a = replica("a");
+		a.store.add(pending("dfr_before")).block(WAIT);
+		this.commands.xgroupDestroy(PREFIX + "deferred", DeferredStream.GROUP);
+		queue("dfr_after", "dfr_after", new DeferredCodec().write(pending("dfr_after")));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).extracting(DeferredEntry::ticket)
+			.contains("dfr_after"));
+		assertThat(this.commands.xinfoGroups(PREFIX + "deferred")).hasSize(1);
+	}
+
+	@Test
+	void aRequestThisReplicaRunsIsNotRunAgainWhenRedisComesBackWithItsData() {
+		Replica a = replica("a", Duration.ofMillis(100), Duration.ofMillis(500));
+		a.store.add(pending("dfr_mine")).block(WAIT);
+		assertThat(a.runner.ran).hasSize(1);
+		// Redis stops answering for a while (two heartbeats' timeouts and more), and comes back with everything it had
+		this.commands.clientPause(3_000);
+		await().atMost(WAIT).until(() -> !a.fleet.isAvailable());
+		await().atMost(WAIT).until(() -> a.fleet.isAvailable());
+		await().during(Duration.ofMillis(800)).atMost(WAIT)
+			.untilAsserted(() -> assertThat(a.runner.ran).as("run once").hasSize(1));
+		assertThat(a.store.lookup("dfr_mine").block(WAIT).durable()).isTrue();
+		assertThat(a.store.notDurableCount()).isZero();
+	}
+
+	@Test
+	void aReplicaThatLeavesWithRequestsRedisDoesNotHaveSaysHowManyAreLost(CapturedOutput output) {
+		Replica a = replica("a");
+		a.store.close();
+		assertThat(output).doesNotContain("are lost with this replica");
+		this.redis.stop();
+		await().atMost(WAIT).until(() -> !a.fleet.isAvailable());
+		a.store.add(pending("dfr_lost")).block(WAIT);
+		a.store.close();
+		assertThat(output).contains("1 deferred LLM request(s) taken while Redis was unavailable or had not "
+				+ "acknowledged them are lost with this replica").doesNotContain("dfr_lost");
+	}
+
 	// a message on the stream that no replica has taken, and its hash, as deferred-add.lua writes them
+	// in one step: the hash first, so that a replica's poll never finds a message without its hash
 	private void queue(String keyTicket, String ticket, String json) {
 		String digest = TicketDigest.of(keyTicket);
-		String id = this.commands.xadd(PREFIX + "deferred", Map.of("key", digest));
-		this.commands.hset(PREFIX + "deferred:" + digest, Map.of("state", "PENDING", "ticket", ticket, "json", json,
-				"id", id));
+		String key = PREFIX + "deferred:" + digest;
+		this.commands.hset(key, Map.of("state", "PENDING", "ticket", ticket, "json", json));
+		this.commands.hset(key, "id", this.commands.xadd(PREFIX + "deferred", Map.of("key", digest)));
 	}
 
 	private static String hash(String ticket) {
@@ -266,12 +352,22 @@ class RedisDeferredStoreTests {
 	}
 
 	private Replica replica(String name) {
+		return replica(name, Duration.ofMillis(100));
+	}
+
+	// a command timeout that a loaded machine does not reach: Redis is taken to be unavailable only when
+	// a test stops it (connections refused at once), or pauses it with a replica of a shorter timeout
+	private Replica replica(String name, Duration heartbeat) {
+		return replica(name, heartbeat, Duration.ofSeconds(3));
+	}
+
+	private Replica replica(String name, Duration heartbeat, Duration timeout) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
 		factory.afterPropertiesSet();
 		factory.start();
 		RedisFleet fleet = new RedisFleet(factory, new RedisSharedState.RedisSettings(PREFIX, name,
-				Duration.ofSeconds(1), Duration.ofMillis(100), Duration.ofSeconds(2)), Clock.systemUTC());
+				timeout, heartbeat, Duration.ofSeconds(10)), Clock.systemUTC());
 		RedisDeferredStore store = new RedisDeferredStore(fleet, Duration.ofMinutes(5));
 		Recorder runner = new Recorder();
 		this.closing.push(factory::destroy);
