@@ -75,6 +75,10 @@ public class ResilienceProperties {
 	@NestedConfigurationProperty
 	private final Bulkhead bulkhead = new Bulkhead();
 
+	/** The provider's rate limits on the endpoint's key, when known; learned from its headers too. */
+	@NestedConfigurationProperty
+	private final RateLimits rateLimits = new RateLimits();
+
 	/** How a hang is told from the endpoint's own first-token times, before first-token-timeout. */
 	@NestedConfigurationProperty
 	private final Liveness liveness = new Liveness();
@@ -157,6 +161,44 @@ public class ResilienceProperties {
 
 	public Liveness getLiveness() {
 		return this.liveness;
+	}
+
+	public RateLimits getRateLimits() {
+		return this.rateLimits;
+	}
+
+	/** The provider's rate limits on the key. */
+	public static class RateLimits {
+
+		/**
+		 * Requests a minute the provider allows the key; a call past them goes on down the route
+		 * without being sent. 0 when not known. Counted per replica. Default 0.
+		 */
+		private @Nullable Long requestsPerMinute;
+
+		/**
+		 * Tokens (prompt and completion) a minute the provider allows the key; a call whose estimate
+		 * does not fit goes on down the route without being sent. 0 when not known. Counted per
+		 * replica. Default 0.
+		 */
+		private @Nullable Long tokensPerMinute;
+
+		public @Nullable Long getRequestsPerMinute() {
+			return this.requestsPerMinute;
+		}
+
+		public void setRequestsPerMinute(@Nullable Long requestsPerMinute) {
+			this.requestsPerMinute = requestsPerMinute;
+		}
+
+		public @Nullable Long getTokensPerMinute() {
+			return this.tokensPerMinute;
+		}
+
+		public void setTokensPerMinute(@Nullable Long tokensPerMinute) {
+			this.tokensPerMinute = tokensPerMinute;
+		}
+
 	}
 
 	/** Circuit breaker settings. */

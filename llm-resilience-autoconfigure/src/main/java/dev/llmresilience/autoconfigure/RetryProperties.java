@@ -31,6 +31,35 @@ public class RetryProperties {
 	 */
 	private @Nullable Duration maxRetryAfter;
 
+	/**
+	 * Retries at most this percentage of the endpoint's calls over a sliding minute (plus
+	 * budget-min-per-second); past it a failure goes straight to the route's next endpoint, so that
+	 * retries never multiply an overloaded provider's load. Counted per replica. Default 20.
+	 */
+	private @Nullable Float budget;
+
+	/**
+	 * Retries a second allowed beyond the budget, so that an endpoint with little traffic (a lone
+	 * call) still gets its attempts. Default 3.
+	 */
+	private @Nullable Integer budgetMinPerSecond;
+
+	public @Nullable Float getBudget() {
+		return this.budget;
+	}
+
+	public void setBudget(@Nullable Float budget) {
+		this.budget = budget;
+	}
+
+	public @Nullable Integer getBudgetMinPerSecond() {
+		return this.budgetMinPerSecond;
+	}
+
+	public void setBudgetMinPerSecond(@Nullable Integer budgetMinPerSecond) {
+		this.budgetMinPerSecond = budgetMinPerSecond;
+	}
+
 	public @Nullable Integer getMaxAttempts() {
 		return this.maxAttempts;
 	}

@@ -64,6 +64,14 @@ public enum Outcome {
 	BULKHEAD_FULL(false, false, Action.FALL_BACK),
 
 	/**
+	 * What is known of the provider's rate limit (its configured {@code rate-limits}, what its
+	 * headers announced, or a 429) cannot take the call before the window's reset: no call was made,
+	 * and the call goes on to the route's next endpoint at once instead of into a 429. Unlike
+	 * {@link #RATE_LIMITED}, no request reached the provider: not a breaker failure, not retried.
+	 */
+	CAPACITY_EXHAUSTED(false, false, Action.FALL_BACK),
+
+	/**
 	 * A stream failed after its first content chunk reached the caller: the connection was reset or
 	 * closed, the provider sent an error event, or the stream ended with neither a finish reason nor
 	 * the protocol's end ({@code [DONE]}, Anthropic's {@code message_stop}). Never retried (that would repeat what the caller has already received); the

@@ -62,6 +62,8 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 			AttemptReport.STAGE,
 			// no attempt once the call's deadline has run out
 			DeadlineCheck.STAGE,
+			// none into a rate limit known to be spent; a 429 empties the endpoint's capacity
+			CapacityCheck.STAGE,
 			// a permit of the endpoint's breaker; the end recorded in it
 			BreakerAdmission.STAGE,
 			// a slot of the endpoint's bulkhead
@@ -102,6 +104,8 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 	Observation observation = Observation.NOOP;
 
 	@Nullable AttemptWatchdog<Object> watchdog;
+
+	long reservedTokens;
 
 	private long start;
 
@@ -311,8 +315,23 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 	}
 
 	private void fail(Throwable error) {
-		finish(FailureClassifier.outcomeOf(error), error);
-		this.actual.onError(error);
+		Throwable failure = withinBudget(error);
+		finish(FailureClassifier.outcomeOf(failure), failure);
+		this.actual.onError(failure);
+	}
+
+	// A retry the endpoint's budget cannot pay for is not made: the failure goes to the next endpoint.
+	private Throwable withinBudget(Throwable error) {
+		if (this.call.exposure() == Exposure.PROBE || !(error instanceof LlmUpstreamException upstream)
+				|| this.number >= this.endpoint.settings().retry().maxAttempts()
+				|| !this.endpoint.classifier().isRetryable(error, this.endpoint.settings().retry().maxRetryAfter())) {
+			return error;
+		}
+		if (this.endpoint.retryBudget().tryRetry(now())) {
+			return error;
+		}
+		this.endpoint.retryRefused();
+		return upstream.withoutRetry(RetryBudget.SPENT);
 	}
 
 	// The answer's last element needs demand: it waits for a request when none is left.

@@ -159,6 +159,9 @@ final class EndpointCall implements CoreSubscriber<Object>, Subscription {
 			return;
 		}
 		this.number++;
+		if (this.number == 1 && this.exposure != EndpointAttempt.Exposure.PROBE) {
+			this.endpoint.retryBudget().call(Schedulers.parallel().now(TimeUnit.NANOSECONDS));
+		}
 		new EndpointAttempt(this, this.number).subscribe(this);
 		if (this.slotHeld) {
 			// refused before it reached the bulkhead (its breaker, its deadline): the slot goes back

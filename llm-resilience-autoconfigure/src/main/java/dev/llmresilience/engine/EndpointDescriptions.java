@@ -14,7 +14,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
 
 /**
  * One endpoint as {@code /actuator/llmbreakers} shows it: its breaker, bulkhead, recent transitions
- * probes, first-token times and the evidence of a hang.
+ * probes, first-token times, the evidence of a hang and known capacity.
  */
 final class EndpointDescriptions {
 
@@ -45,7 +45,7 @@ final class EndpointDescriptions {
 				(transition != null) ? describe(transition) : null,
 				this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
 				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()),
-				endpoint.hang().describe());
+				endpoint.hang().describe(), CapacityDescriptor.of(endpoint));
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {

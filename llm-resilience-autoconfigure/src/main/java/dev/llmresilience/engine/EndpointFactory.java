@@ -77,17 +77,30 @@ final class EndpointFactory {
 	}
 
 	/**
-	 * Create an endpoint.
+	 * Create an endpoint whose client tells no one what the provider announces: only its configured
+	 * rate limits and its 429s are known.
 	 * @param settings its settings
 	 * @param client its protocol client
 	 * @return the endpoint
 	 */
 	public LlmEndpoint create(EndpointSettings settings, LlmClient client) {
+		return create(settings, client, new EndpointCapacity(settings, this.clock));
+	}
+
+	/**
+	 * Create an endpoint whose client tells its capacity what the provider announces.
+	 * @param settings its settings
+	 * @param client its protocol client, made with {@code settings.client().withRateLimits(capacity)}
+	 * @param capacity what is known of the provider's rate limits
+	 * @return the endpoint
+	 */
+	LlmEndpoint create(EndpointSettings settings, LlmClient client, EndpointCapacity capacity) {
 		CircuitBreaker circuitBreaker = circuitBreaker(settings);
 		Retry retry = retry(settings);
 		Bulkhead bulkhead = this.bulkheads.find(settings.name())
 			.orElseGet(() -> this.bulkheads.bulkhead(settings.name(), bulkheadConfig(settings.bulkhead())));
-		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier, this.guard, this.clock);
+		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier, this.guard, this.clock,
+				capacity);
 	}
 
 	/**

@@ -93,7 +93,8 @@ final class EndpointSettingsResolver {
 		try {
 			return new EndpointSettings(name,
 					new EndpointSettings.Upstream(baseUrl, apiKey, endpoint.getProtocol(), model.trim(),
-							HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent())),
+							HeaderRules.check(prefix + "headers", endpoint.getHeaders(), apiKey.isPresent()),
+							rateLimits(layers)),
 					new EndpointSettings.Routing(endpoint.getPriority(), endpoint.getRegion(), endpoint.isEnabled(),
 							price(prefix, endpoint.getPrice())),
 					timeouts(layers), limits(layers), circuitBreaker(layers), retry(layers), bulkhead(layers), liveness(layers),
@@ -173,7 +174,15 @@ final class EndpointSettingsResolver {
 				layers.value("retry.multiplier", (p) -> p.getRetry().getMultiplier()),
 				layers.positive("retry.max-backoff", (p) -> p.getRetry().getMaxBackoff()),
 				layers.value("retry.jitter", (p) -> p.getRetry().getJitter()),
-				layers.notNegative("retry.max-retry-after", (p) -> p.getRetry().getMaxRetryAfter()));
+				layers.notNegative("retry.max-retry-after", (p) -> p.getRetry().getMaxRetryAfter()),
+				layers.value("retry.budget", (p) -> p.getRetry().getBudget()),
+				layers.value("retry.budget-min-per-second", (p) -> p.getRetry().getBudgetMinPerSecond()));
+	}
+
+	private static EndpointSettings.RateLimits rateLimits(PropertyLayers layers) {
+		return new EndpointSettings.RateLimits(
+				layers.atLeast("rate-limits.requests-per-minute", (p) -> p.getRateLimits().getRequestsPerMinute(), 0L),
+				layers.atLeast("rate-limits.tokens-per-minute", (p) -> p.getRateLimits().getTokensPerMinute(), 0L));
 	}
 
 	private static EndpointSettings.BulkheadSettings bulkhead(PropertyLayers layers) {

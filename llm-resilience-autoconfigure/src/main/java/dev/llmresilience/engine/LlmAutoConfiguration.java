@@ -133,11 +133,14 @@ public final class LlmAutoConfiguration {
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {
-			LlmClient client = protocols.get(endpoint.upstream().protocol()).create(endpoint.client());
+			// the client tells the endpoint's capacity what the provider's headers announce
+			EndpointCapacity capacity = new EndpointCapacity(endpoint, Clock.systemUTC());
+			LlmClient client = protocols.get(endpoint.upstream().protocol())
+				.create(endpoint.client().withRateLimits(capacity));
 			if (client instanceof AutoCloseable closeable) {
 				resources.add(closeable);
 			}
-			endpoints.add(endpointFactory.create(endpoint, client));
+			endpoints.add(endpointFactory.create(endpoint, client, capacity));
 		}
 		RouteResolver configuredRoutes = routeResolver.getObject();
 		Map<String, List<String>> routes = configuredRoutes.routes(settings);

@@ -219,11 +219,12 @@ public class LlmBreakersEndpoint {
 	 * @param probes the breaker's half-open probes
 	 * @param firstToken the recent times to first token
 	 * @param hang the evidence of a hang: the calls waiting for their first token and the threshold
+	 * @param capacity the provider's known rate limits and the retry budget
 	 */
 	public record EndpointDescriptor(@JsonUnwrapped SettingsDescriptor settings, @JsonUnwrapped BreakerDescriptor breaker,
 			ConfigDescriptor config, BulkheadDescriptor bulkhead, @Nullable TransitionDescriptor lastTransition,
 			List<TransitionDescriptor> transitions, ProbeDescriptor probes, FirstTokenDescriptor firstToken,
-			HangDescriptor hang) {
+			HangDescriptor hang, CapacityDescriptor capacity) {
 	}
 
 	/**

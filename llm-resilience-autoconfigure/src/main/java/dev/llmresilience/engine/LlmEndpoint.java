@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 
 import dev.llmresilience.chat.Attempt;
@@ -64,6 +65,14 @@ public final class LlmEndpoint {
 
 	private final FirstTokenTimes firstTokenTimes = new FirstTokenTimes();
 
+	private final EndpointCapacity capacity;
+
+	private final RetryBudget retryBudget;
+
+	private final LongAdder routedAway = new LongAdder();
+
+	private final LongAdder retriesRefused = new LongAdder();
+
 	private final HangDetector hang;
 
 	/**
@@ -93,6 +102,16 @@ public final class LlmEndpoint {
 	 */
 	public LlmEndpoint(EndpointSettings settings, LlmClient client, CircuitBreaker circuitBreaker, Retry retry,
 			Bulkhead bulkhead, FailureClassifier classifier, CallVolumeGuard guard, Clock clock) {
+		this(settings, client, circuitBreaker, retry, bulkhead, classifier, guard, clock,
+				new EndpointCapacity(settings, clock));
+	}
+
+	// The capacity comes from outside when the client was made to tell it what the provider announces.
+	LlmEndpoint(EndpointSettings settings, LlmClient client, CircuitBreaker circuitBreaker, Retry retry,
+			Bulkhead bulkhead, FailureClassifier classifier, CallVolumeGuard guard, Clock clock,
+			EndpointCapacity capacity) {
+		this.capacity = capacity;
+		this.retryBudget = new RetryBudget(settings.retry());
 		this.settings = settings;
 		this.client = client;
 		this.circuitBreaker = circuitBreaker;
@@ -296,6 +315,34 @@ public final class LlmEndpoint {
 	 */
 	public FirstTokenTimes firstTokenTimes() {
 		return this.firstTokenTimes;
+	}
+
+	/**
+	 * What is known of the provider's rate limits.
+	 * @return the endpoint's capacity
+	 */
+	EndpointCapacity capacity() {
+		return this.capacity;
+	}
+
+	RetryBudget retryBudget() {
+		return this.retryBudget;
+	}
+
+	void routedAway() {
+		this.routedAway.increment();
+	}
+
+	long routedAwayCount() {
+		return this.routedAway.sum();
+	}
+
+	void retryRefused() {
+		this.retriesRefused.increment();
+	}
+
+	long retriesRefused() {
+		return this.retriesRefused.sum();
 	}
 
 	/**

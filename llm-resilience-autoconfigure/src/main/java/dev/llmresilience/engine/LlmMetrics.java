@@ -87,7 +87,7 @@ class LlmMetrics implements LlmGatewayListener {
 	@Override
 	public void onAttempt(String route, EndpointSettings endpoint, Attempt attempt, @Nullable Completion completion) {
 		if (attempt.outcome() == Outcome.BREAKER_OPEN || attempt.outcome() == Outcome.BULKHEAD_FULL
-				|| attempt.outcome() == Outcome.GATEWAY_FULL) {
+				|| attempt.outcome() == Outcome.GATEWAY_FULL || attempt.outcome() == Outcome.CAPACITY_EXHAUSTED) {
 			return; // no call was made
 		}
 		// The configured model, not the one the answer names: a provider or proxy that names a new model

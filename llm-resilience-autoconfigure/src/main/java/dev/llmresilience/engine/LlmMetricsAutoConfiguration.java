@@ -55,6 +55,11 @@ public final class LlmMetricsAutoConfiguration {
 	}
 
 	@Bean
+	CapacityMeters llmCapacityMeters(ObjectProvider<EndpointRegistry> endpoints) {
+		return new CapacityMeters(endpoints);
+	}
+
+	@Bean
 	Resilience4jMeters llmResilience4jMeters(ResilienceRegistries registries) {
 		return new Resilience4jMeters(registries);
 	}

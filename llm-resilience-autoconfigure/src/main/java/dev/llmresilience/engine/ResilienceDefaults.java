@@ -12,7 +12,8 @@ import org.springframework.util.unit.DataSize;
  * endpoint's own value and {@code llm.defaults}: the {@code DEFAULT} of each settings record
  * ({@link EndpointSettings.Timeouts#DEFAULT}, {@link Limits#DEFAULT},
  * {@link EndpointSettings.CircuitBreakerSettings#DEFAULT}, {@link EndpointSettings.RetrySettings#DEFAULT},
- * {@link EndpointSettings.BulkheadSettings#DEFAULT}, {@link EndpointSettings.Liveness#DEFAULT}), the one place they are declared, so that
+ * {@link EndpointSettings.BulkheadSettings#DEFAULT}, {@link EndpointSettings.Liveness#DEFAULT},
+ * {@link EndpointSettings.RateLimits#DEFAULT}), the one place they are declared, so that
  * settings built in code ({@link EndpointSettings#builder}) start from the same values. The
  * "Default ..." of each key's javadoc and {@code additional-spring-configuration-metadata.json} state
  * them for people and IDEs; {@code ConfigurationMetadataTests} fails when those and these differ.
@@ -57,6 +58,10 @@ final class ResilienceDefaults {
 		retry.setMaxBackoff(retryDefault.maxBackoff());
 		retry.setJitter(retryDefault.jitter());
 		retry.setMaxRetryAfter(retryDefault.maxRetryAfter());
+		retry.setBudget(retryDefault.budget());
+		retry.setBudgetMinPerSecond(retryDefault.budgetMinPerSecond());
+		builtIn.getRateLimits().setRequestsPerMinute(EndpointSettings.RateLimits.DEFAULT.requestsPerMinute());
+		builtIn.getRateLimits().setTokensPerMinute(EndpointSettings.RateLimits.DEFAULT.tokensPerMinute());
 		builtIn.getBulkhead().setMaxConcurrentCalls(EndpointSettings.BulkheadSettings.DEFAULT.maxConcurrentCalls());
 		builtIn.getBulkhead().setMaxWait(EndpointSettings.BulkheadSettings.DEFAULT.maxWait());
 		builtIn.getBulkhead().setReleasedCallsWait(EndpointSettings.BulkheadSettings.DEFAULT.releasedCallsWait());

@@ -90,7 +90,8 @@ final class SyntheticProbes {
 
 	private void probed(Attempt attempt, CircuitBreaker.Metrics episode) {
 		Outcome outcome = attempt.outcome();
-		if (outcome == Outcome.BREAKER_OPEN || outcome == Outcome.BULKHEAD_FULL || outcome == Outcome.GUARD_TRIPPED) {
+		if (outcome == Outcome.BREAKER_OPEN || outcome == Outcome.BULKHEAD_FULL || outcome == Outcome.GUARD_TRIPPED
+				|| outcome == Outcome.CAPACITY_EXHAUSTED) {
 			// not sent: the state the probe was for still needs it
 			Duration again = (outcome == Outcome.GUARD_TRIPPED) ? waitInOpenState(this.endpoint.circuitBreaker()) : AGAIN;
 			later(again, () -> probe(episode));

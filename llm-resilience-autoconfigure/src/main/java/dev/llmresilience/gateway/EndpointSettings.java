@@ -90,17 +90,67 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 	 * @param protocol the wire protocol, as {@code llm.endpoints.<name>.protocol} names it
 	 * @param model the model name
 	 * @param headers extra request headers
+	 * @param rateLimits the provider's limits on the key, as configured (a provider's limit is per key)
 	 */
-	public record Upstream(URI baseUrl, ApiKey apiKey, String protocol, String model, Map<String, String> headers) {
+	public record Upstream(URI baseUrl, ApiKey apiKey, String protocol, String model, Map<String, String> headers,
+			RateLimits rateLimits) {
 
 		public Upstream {
 			headers = Map.copyOf(headers);
+		}
+
+		/**
+		 * What an endpoint calls, with no configured rate limit.
+		 * @param baseUrl the API's base URL
+		 * @param apiKey the key
+		 * @param protocol the wire protocol
+		 * @param model the model name
+		 * @param headers extra request headers
+		 */
+		public Upstream(URI baseUrl, ApiKey apiKey, String protocol, String model, Map<String, String> headers) {
+			this(baseUrl, apiKey, protocol, model, headers, RateLimits.DEFAULT);
 		}
 
 		@Override
 		public String toString() {
 			return "Upstream[baseUrl=" + this.baseUrl + ", protocol=" + this.protocol + ", model=" + this.model
 					+ ", headers=" + this.headers.keySet() + "]";
+		}
+
+	}
+
+	/**
+	 * The rate limits the provider puts on the endpoint's key, as configured; what the provider
+	 * announces in its response headers is learned on top of them. Counted per replica.
+	 *
+	 * @param requestsPerMinute requests a minute, or 0 when not known
+	 * @param tokensPerMinute tokens (prompt and completion) a minute, or 0 when not known
+	 */
+	public record RateLimits(long requestsPerMinute, long tokensPerMinute) {
+
+		/** The built-in rate limits: none known (0 and 0). */
+		public static final RateLimits DEFAULT = new RateLimits(0, 0);
+
+		/**
+		 * @throws InvalidSettingException when a limit is negative
+		 */
+		public RateLimits {
+			if (requestsPerMinute < 0) {
+				throw new InvalidSettingException("rate-limits.requests-per-minute", "is " + requestsPerMinute
+						+ ", a negative limit", "Give the provider's requests per minute, or 0 when it is not known.");
+			}
+			if (tokensPerMinute < 0) {
+				throw new InvalidSettingException("rate-limits.tokens-per-minute", "is " + tokensPerMinute
+						+ ", a negative limit", "Give the provider's tokens per minute, or 0 when it is not known.");
+			}
+		}
+
+		/**
+		 * Whether any limit is configured.
+		 * @return true when one is
+		 */
+		public boolean known() {
+			return this.requestsPerMinute > 0 || this.tokensPerMinute > 0;
 		}
 
 	}
@@ -253,21 +303,54 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 	 * @param maxBackoff cap of the wait
 	 * @param jitter random spread, as a fraction
 	 * @param maxRetryAfter longest Retry-After waited for
+	 * @param budget retries as a percentage of the endpoint's calls over the last minute
+	 * @param budgetMinPerSecond retries a second allowed beyond the budget, so that low traffic still
+	 * retries
 	 */
 	public record RetrySettings(int maxAttempts, Duration initialBackoff, double multiplier, Duration maxBackoff,
-			double jitter, Duration maxRetryAfter) {
+			double jitter, Duration maxRetryAfter, float budget, int budgetMinPerSecond) {
+
+		/** The built-in {@code budget}: retries at most 20 % of the calls. */
+		public static final float DEFAULT_BUDGET = 20f;
+
+		/** The built-in {@code budget-min-per-second}: 3 retries a second beyond the budget. */
+		public static final int DEFAULT_BUDGET_MIN_PER_SECOND = 3;
 
 		/**
 		 * The built-in retry: 3 attempts, waits from 500ms doubling up to 8s with a jitter of 0.25, a
-		 * Retry-After waited for up to 10s.
+		 * Retry-After waited for up to 10s, retries at most 20 % of the calls plus 3 a second.
 		 */
 		public static final RetrySettings DEFAULT = new RetrySettings(3, Duration.ofMillis(500), 2.0,
 				Duration.ofSeconds(8), 0.25, Duration.ofSeconds(10));
 
 		/**
-		 * @throws InvalidSettingException when the backoff would shrink or the jitter is not a fraction
+		 * Retry settings with the built-in budget.
+		 * @param maxAttempts attempts in all
+		 * @param initialBackoff first wait
+		 * @param multiplier growth of the wait
+		 * @param maxBackoff cap of the wait
+		 * @param jitter random spread, as a fraction
+		 * @param maxRetryAfter longest Retry-After waited for
+		 */
+		public RetrySettings(int maxAttempts, Duration initialBackoff, double multiplier, Duration maxBackoff,
+				double jitter, Duration maxRetryAfter) {
+			this(maxAttempts, initialBackoff, multiplier, maxBackoff, jitter, maxRetryAfter, DEFAULT_BUDGET,
+					DEFAULT_BUDGET_MIN_PER_SECOND);
+		}
+
+		/**
+		 * @throws InvalidSettingException when the backoff would shrink, the jitter is not a fraction
+		 * or the budget is not a percentage
 		 */
 		public RetrySettings {
+			if (budget < 0 || budget > 100) {
+				throw new InvalidSettingException("retry.budget", "is " + budget + ", outside [0, 100]",
+						"Give a percentage of the endpoint's calls, e.g. 20; 0 leaves only budget-min-per-second.");
+			}
+			if (budgetMinPerSecond < 0) {
+				throw new InvalidSettingException("retry.budget-min-per-second", "is " + budgetMinPerSecond
+						+ ", less than 0", "Use 0 or more retries a second, e.g. 3.");
+			}
 			if (multiplier < 1.0) {
 				throw new InvalidSettingException("retry.multiplier", "is " + multiplier + ", less than 1",
 						"Use 1.0 for a constant backoff or more for an exponential one.");
@@ -276,6 +359,17 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 				throw new InvalidSettingException("retry.jitter", "is " + jitter + ", outside [0, 1)",
 						"Use a fraction such as 0.25 for +/- 25 %, or 0 for no jitter.");
 			}
+		}
+
+		/**
+		 * These settings with another retry budget.
+		 * @param budget retries as a percentage of the calls over the last minute
+		 * @param budgetMinPerSecond retries a second allowed beyond it
+		 * @return the settings
+		 */
+		public RetrySettings withBudget(float budget, int budgetMinPerSecond) {
+			return new RetrySettings(this.maxAttempts, this.initialBackoff, this.multiplier, this.maxBackoff,
+					this.jitter, this.maxRetryAfter, budget, budgetMinPerSecond);
 		}
 
 		/**
@@ -425,6 +519,8 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 
 		private Map<String, String> headers = Map.of();
 
+		private RateLimits rateLimits = RateLimits.DEFAULT;
+
 		private Routing routing = Routing.DEFAULT;
 
 		private Timeouts timeouts = Timeouts.DEFAULT;
@@ -452,6 +548,7 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 			this.apiKey = settings.upstream.apiKey();
 			this.protocol = settings.upstream.protocol();
 			this.headers = settings.upstream.headers();
+			this.rateLimits = settings.upstream.rateLimits();
 			this.routing = settings.routing;
 			this.timeouts = settings.timeouts;
 			this.limits = settings.limits;
@@ -489,6 +586,16 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 		 */
 		public Builder headers(Map<String, String> headers) {
 			this.headers = headers;
+			return this;
+		}
+
+		/**
+		 * The configured rate limits, {@link RateLimits#DEFAULT} (none) by default.
+		 * @param rateLimits the limits
+		 * @return this builder
+		 */
+		public Builder rateLimits(RateLimits rateLimits) {
+			this.rateLimits = rateLimits;
 			return this;
 		}
 
@@ -578,9 +685,9 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 		 */
 		public EndpointSettings build() {
 			return new EndpointSettings(this.name,
-					new Upstream(this.baseUrl, this.apiKey, this.protocol, this.model, this.headers), this.routing,
-					this.timeouts, this.limits, this.circuitBreaker, this.retry, this.bulkhead, this.liveness,
-					this.options);
+					new Upstream(this.baseUrl, this.apiKey, this.protocol, this.model, this.headers, this.rateLimits),
+					this.routing, this.timeouts, this.limits, this.circuitBreaker, this.retry, this.bulkhead,
+					this.liveness, this.options);
 		}
 
 	}

@@ -9,6 +9,8 @@ import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.http.HttpHeaders;
+
 /**
  * What a protocol client needs to know of its endpoint: where and how to connect, what to ask for,
  * how much it may read, and the options of its protocol. Its {@link #toString()} shows no key and no
@@ -24,14 +26,62 @@ import org.jspecify.annotations.Nullable;
  * @param limits the most a response or a stream may send
  * @param options the options of the endpoint's protocol, as its factory kept them
  * ({@link LlmClientFactory#options})
+ * @param rateLimits told what the provider says of its rate limits on each answer, 429s included
+ * ({@link UpstreamFailures#rateLimits}); {@link RateLimitListener#NONE} when nothing listens
  */
 public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
-		Duration connectTimeout, int maxConnections, Limits limits, ProtocolOptions options) {
+		Duration connectTimeout, int maxConnections, Limits limits, ProtocolOptions options,
+		RateLimitListener rateLimits) {
 
 	private static final int SHORTEST_SECRET = 8;
 
 	public ClientSettings {
 		headers = Map.copyOf(headers);
+	}
+
+	/**
+	 * Settings whose client tells no one of the provider's rate limits.
+	 * @param name the endpoint's name, for messages
+	 * @param baseUrl the API's base URL
+	 * @param apiKey the key
+	 * @param model the model name sent with each request
+	 * @param headers extra request headers
+	 * @param connectTimeout TCP connect timeout
+	 * @param maxConnections connections in the endpoint's pool
+	 * @param limits the most a response or a stream may send
+	 * @param options the options of the endpoint's protocol
+	 */
+	public ClientSettings(String name, URI baseUrl, ApiKey apiKey, String model, Map<String, String> headers,
+			Duration connectTimeout, int maxConnections, Limits limits, ProtocolOptions options) {
+		this(name, baseUrl, apiKey, model, headers, connectTimeout, maxConnections, limits, options,
+				RateLimitListener.NONE);
+	}
+
+	/**
+	 * These settings, with another listener of the provider's rate limits.
+	 * @param rateLimits the listener
+	 * @return the settings
+	 */
+	public ClientSettings withRateLimits(RateLimitListener rateLimits) {
+		return new ClientSettings(this.name, this.baseUrl, this.apiKey, this.model, this.headers, this.connectTimeout,
+				this.maxConnections, this.limits, this.options, rateLimits);
+	}
+
+	/**
+	 * Tell the endpoint's listener what a response's headers say of the provider's rate limits, if
+	 * they say anything: every client calls this with the headers of every response it reads, a
+	 * 429's included.
+	 * @param failures the wire mapping, which reads the headers
+	 * @param headers the response's headers
+	 */
+	public void observeRateLimits(UpstreamFailures failures, HttpHeaders headers) {
+		if (this.rateLimits == RateLimitListener.NONE) {
+			return;
+		}
+		ProviderLimits limits = failures.rateLimits(this.name, headers);
+		if (limits != null) {
+			this.rateLimits.limits(limits);
+		}
 	}
 
 	/**
@@ -157,6 +207,51 @@ public record ClientSettings(String name, URI baseUrl, ApiKey apiKey, String mod
 		@Override
 		public String toString() {
 			return "ProtocolOptions" + new TreeMap<>(this.values);
+		}
+
+	}
+
+	/**
+	 * Hears what a provider says of its rate limits, once per response that says anything. Called
+	 * on the thread that read the response: it must not block.
+	 */
+	@FunctionalInterface
+	public interface RateLimitListener {
+
+		/** A listener that ignores everything. */
+		RateLimitListener NONE = (limits) -> {
+		};
+
+		/**
+		 * What one response said.
+		 * @param limits the limits it announced
+		 */
+		void limits(ProviderLimits limits);
+
+	}
+
+	/**
+	 * What one response said of the provider's rate limits (OpenAI and Azure OpenAI's
+	 * {@code x-ratelimit-*}, Anthropic's {@code anthropic-ratelimit-*}), each window {@code null}
+	 * when the response said nothing (or nothing readable) of it.
+	 *
+	 * @param requests requests per window
+	 * @param tokens tokens per window (Anthropic: input and output together)
+	 * @param inputTokens Anthropic's input tokens per window
+	 * @param outputTokens Anthropic's output tokens per window
+	 */
+	public record ProviderLimits(@Nullable Window requests, @Nullable Window tokens, @Nullable Window inputTokens,
+			@Nullable Window outputTokens) {
+
+		/**
+		 * One window of a rate limit.
+		 *
+		 * @param limit the most the window allows, or -1 when not said
+		 * @param remaining what is left of it, or -1 when not said
+		 * @param reset how long until it is whole again, or {@code null} when not said
+		 */
+		public record Window(long limit, long remaining, @Nullable Duration reset) {
+
 		}
 
 	}

@@ -42,6 +42,8 @@ public final class UpstreamFailures {
 
 	private final List<String> secrets;
 
+	private final RateLimitHeaders rateLimitHeaders;
+
 	/**
 	 * Create the mapping.
 	 * @param clock the clock that an HTTP-date {@code Retry-After} is measured against
@@ -60,6 +62,7 @@ public final class UpstreamFailures {
 	public UpstreamFailures(Clock clock, Collection<String> secrets) {
 		this.clock = clock;
 		this.secrets = secrets.stream().filter((secret) -> !secret.isBlank()).distinct().toList();
+		this.rateLimitHeaders = new RateLimitHeaders(clock);
 	}
 
 	/**
@@ -243,6 +246,21 @@ public final class UpstreamFailures {
 	 */
 	public @Nullable Duration retryAfter(HttpHeaders headers) {
 		return RetryAfter.of(headers, this.clock);
+	}
+
+	/**
+	 * What a response's headers say of the provider's rate limits: OpenAI and Azure OpenAI
+	 * {@code x-ratelimit-{limit,remaining,reset}-{requests,tokens}} (resets as Go durations such as
+	 * {@code 6m0s}), else Anthropic
+	 * {@code anthropic-ratelimit-{requests,tokens,input-tokens,output-tokens}-{limit,remaining,reset}}
+	 * (resets as RFC 3339 times, measured against this mapping's clock). A value that cannot be
+	 * read is ignored, with one WARN per endpoint and header.
+	 * @param endpoint the endpoint's name, for the warning
+	 * @param headers the response headers
+	 * @return the limits, or {@code null} when the headers say nothing of them
+	 */
+	public ClientSettings.@Nullable ProviderLimits rateLimits(String endpoint, HttpHeaders headers) {
+		return this.rateLimitHeaders.read(endpoint, headers);
 	}
 
 	private static LlmUpstreamException upstream(String endpoint, Outcome outcome, int status, String message) {

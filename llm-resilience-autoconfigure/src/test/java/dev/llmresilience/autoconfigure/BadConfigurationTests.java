@@ -335,6 +335,22 @@ class BadConfigurationTests {
 				"Use a duration longer than an endpoint's timeout, such as 90s.");
 	}
 
+	@Test
+	void negativeRateLimitIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.main.rate-limits.requests-per-minute=-1"),
+				"llm.endpoints.main.rate-limits.requests-per-minute", "is -1, but must be at least 0", "Set it to 0 or more");
+		assertRejected(withEndpoint("llm.defaults.rate-limits.tokens-per-minute=-5"),
+				"llm.defaults.rate-limits.tokens-per-minute", "is -5, but must be at least 0", "Set it to 0 or more");
+	}
+
+	@Test
+	void retryBudgetOutsideAPercentageIsRejected() {
+		assertRejected(withEndpoint("llm.defaults.retry.budget=150"), "llm.defaults.retry.budget",
+				"is 150.0, outside [0, 100]", "Give a percentage of the endpoint's calls");
+		assertRejected(withEndpoint("llm.endpoints.main.retry.budget-min-per-second=-1"),
+				"llm.endpoints.main.retry.budget-min-per-second", "is -1, less than 0", "Use 0 or more retries a second");
+	}
+
 	private static String[] withEndpoint(String... properties) {
 		return Rejections.withEndpoint(API_KEY, HEADER_VALUE, properties);
 	}

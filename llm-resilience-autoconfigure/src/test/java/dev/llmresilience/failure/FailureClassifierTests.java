@@ -42,6 +42,8 @@ class FailureClassifierTests {
 			Map.entry(Outcome.CONFIGURATION_ERROR, new Row(false, true, Action.FALL_BACK)),
 			Map.entry(Outcome.BREAKER_OPEN, new Row(false, false, Action.FALL_BACK)),
 			Map.entry(Outcome.BULKHEAD_FULL, new Row(false, false, Action.FALL_BACK)),
+			// the known rate limit cannot take the call: not sent, so neither retried nor counted
+			Map.entry(Outcome.CAPACITY_EXHAUSTED, new Row(false, false, Action.FALL_BACK)),
 			// streams after their first chunk: never retried, counted, handed to the caller
 			Map.entry(Outcome.STREAM_INTERRUPTED, new Row(false, true, Action.SURFACE)),
 			Map.entry(Outcome.STREAM_STALLED, new Row(false, true, Action.SURFACE)),

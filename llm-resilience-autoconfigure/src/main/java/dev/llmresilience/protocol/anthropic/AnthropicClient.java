@@ -100,6 +100,7 @@ final class AnthropicClient implements LlmClient, AutoCloseable {
 			// An error status, or a server that answered with the whole message: read it like chat.
 			return read(response).map(CompletionDelta::of).flux();
 		}
+		this.settings.observeRateLimits(this.failures, response.headers().asHttpHeaders());
 		StreamLimits limits = new StreamLimits(this.settings);
 		return limits.deltas(new AnthropicStreamReader(this.settings.name(), this.failures, this.errors, this.usage,
 				this.providerText)
@@ -111,6 +112,7 @@ final class AnthropicClient implements LlmClient, AutoCloseable {
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {
+		this.settings.observeRateLimits(this.failures, headers);
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
 			AnthropicMessage error = WireJson.readOrNull(body, AnthropicMessage.class);

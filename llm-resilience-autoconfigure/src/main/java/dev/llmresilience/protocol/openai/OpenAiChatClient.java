@@ -173,6 +173,7 @@ final class OpenAiChatClient implements LlmClient, AutoCloseable {
 			// with no content type at all): read the body whole, exactly like chat.
 			return UpstreamHttp.read(response, this::interpret).map(CompletionDelta::of).flux();
 		}
+		this.settings.observeRateLimits(this.failures, response.headers().asHttpHeaders());
 		StreamLimits limits = new StreamLimits(this.settings);
 		return limits.deltas(new OpenAiStreamReader(this.settings.name(), this.failures,
 				(error) -> classifyErrorBody(error, HttpHeaders.EMPTY), this.usage, this.providerText)
@@ -187,6 +188,7 @@ final class OpenAiChatClient implements LlmClient, AutoCloseable {
 	}
 
 	private Completion interpret(int status, HttpHeaders headers, String body) {
+		this.settings.observeRateLimits(this.failures, headers);
 		String name = this.settings.name();
 		if (status < 200 || status >= 300) {
 			ProviderError error = readError(body);

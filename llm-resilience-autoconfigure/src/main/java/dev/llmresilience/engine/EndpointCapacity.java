@@ -1,0 +1,292 @@
+package dev.llmresilience.engine;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Usage;
+import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.protocol.ClientSettings.ProviderLimits;
+import dev.llmresilience.protocol.ClientSettings.RateLimitListener;
+import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * What one endpoint's provider will still take before it answers 429 (docs/capacity.md): its
+ * configured {@code rate-limits} counted over one-minute windows, what its response headers
+ * announced (each window's remaining until its reset, less the calls sent since), and the window a
+ * 429 emptied until its reset. A call it cannot take is not sent. Counted per replica. Until a limit
+ * is configured or announced it takes every call and costs one volatile read.
+ */
+final class EndpointCapacity implements RateLimitListener {
+
+	/** The dimensions of a provider's limit, in the order of {@link ProviderLimits}. */
+	enum Dimension {
+
+		REQUESTS, TOKENS, INPUT_TOKENS, OUTPUT_TOKENS
+
+	}
+
+	private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+
+	private static final int DIMENSIONS = Dimension.values().length;
+
+	private final EndpointSettings.RateLimits configured;
+
+	private final TokenEstimate estimate;
+
+	private final Clock clock;
+
+	// no lock on the way of a call while nothing is known
+	private volatile boolean active;
+
+	// What the headers said, per dimension: the limit, what is left (less what was sent since) and
+	// when the window is whole again (scheduler nanos); inactive once past its reset.
+	private final long[] learnedLimit = new long[DIMENSIONS];
+
+	private final long[] learnedRemaining = new long[DIMENSIONS];
+
+	private final long[] learnedReset = new long[DIMENSIONS];
+
+	private final boolean[] learned = new boolean[DIMENSIONS];
+
+	// The configured limits' current windows: their start and what was sent in them.
+	private long requestWindow = Long.MIN_VALUE;
+
+	private long requestsUsed;
+
+	private long tokenWindow = Long.MIN_VALUE;
+
+	private long tokensUsed;
+
+	// A 429 empties everything until its reset.
+	private long emptyUntil = Long.MIN_VALUE;
+
+	EndpointCapacity(EndpointSettings settings, Clock clock) {
+		this.configured = settings.upstream().rateLimits();
+		this.estimate = new TokenEstimate(settings.upstream().model());
+		this.clock = clock;
+		this.active = this.configured.known();
+	}
+
+	/**
+	 * Take a call, if what is known of the provider's limits lets it through: one request and its
+	 * estimated tokens.
+	 * @param request the request
+	 * @param now the scheduler's time
+	 * @return the tokens reserved for it (0 when none are counted), or -1 - the nanoseconds until
+	 * the reset when it cannot be taken
+	 */
+	long take(ChatRequest request, long now) {
+		if (!this.active) {
+			return 0;
+		}
+		synchronized (this) {
+			if (now < this.emptyUntil) {
+				return -1 - (this.emptyUntil - now);
+			}
+			boolean countsTokens = this.configured.tokensPerMinute() > 0 || learned(Dimension.TOKENS, now)
+					|| learned(Dimension.INPUT_TOKENS, now) || learned(Dimension.OUTPUT_TOKENS, now);
+			long input = countsTokens ? this.estimate.prompt(request) : 0;
+			long output = countsTokens ? TokenEstimate.completion(request) : 0;
+			long tokens = input + output;
+			long wait = Math.max(Math.max(refusal(Dimension.REQUESTS, 1, now), refusal(Dimension.TOKENS, tokens, now)),
+					Math.max(refusal(Dimension.INPUT_TOKENS, input, now), refusal(Dimension.OUTPUT_TOKENS, output, now)));
+			wait = Math.max(wait, configuredRefusal(tokens, now));
+			if (wait > 0) {
+				return -1 - wait;
+			}
+			take(Dimension.REQUESTS, 1);
+			take(Dimension.TOKENS, tokens);
+			take(Dimension.INPUT_TOKENS, input);
+			take(Dimension.OUTPUT_TOKENS, output);
+			this.requestsUsed++;
+			this.tokensUsed += tokens;
+			return tokens;
+		}
+	}
+
+	// How long until a learned window can take the cost, 0 when it can now (or knows nothing).
+	private long refusal(Dimension dimension, long cost, long now) {
+		int d = dimension.ordinal();
+		if (!learned(dimension, now) || cost <= 0) {
+			return 0;
+		}
+		// a call larger than the whole window is the provider's to refuse: it would never fit
+		boolean fits = this.learnedRemaining[d] >= cost || (this.learnedLimit[d] >= 0 && cost > this.learnedLimit[d]);
+		return fits ? 0 : this.learnedReset[d] - now;
+	}
+
+	private long configuredRefusal(long tokens, long now) {
+		long wait = 0;
+		if (this.configured.requestsPerMinute() > 0) {
+			if (!current(this.requestWindow, now)) {
+				this.requestWindow = now;
+				this.requestsUsed = 0;
+			}
+			if (this.requestsUsed + 1 > this.configured.requestsPerMinute()) {
+				wait = this.requestWindow + MINUTE - now;
+			}
+		}
+		if (this.configured.tokensPerMinute() > 0) {
+			if (!current(this.tokenWindow, now)) {
+				this.tokenWindow = now;
+				this.tokensUsed = 0;
+			}
+			if (this.tokensUsed > 0 && this.tokensUsed + tokens > this.configured.tokensPerMinute()) {
+				wait = Math.max(wait, this.tokenWindow + MINUTE - now);
+			}
+		}
+		return wait;
+	}
+
+	// whether a configured window started and has not run its minute yet
+	private static boolean current(long window, long now) {
+		return window != Long.MIN_VALUE && now - window < MINUTE;
+	}
+
+	private void take(Dimension dimension, long cost) {
+		int d = dimension.ordinal();
+		if (this.learned[d] && this.learnedRemaining[d] >= 0) {
+			this.learnedRemaining[d] = Math.max(0, this.learnedRemaining[d] - cost);
+		}
+	}
+
+	private boolean learned(Dimension dimension, long now) {
+		int d = dimension.ordinal();
+		if (this.learned[d] && now >= this.learnedReset[d]) {
+			// past its reset the window is whole again: nothing is known until the next answer says
+			this.learned[d] = false;
+		}
+		return this.learned[d] && this.learnedRemaining[d] >= 0;
+	}
+
+	/**
+	 * Correct a call's estimate by what its answer reported: the configured window counts what the
+	 * call really cost (a learned one hears it from the answer's own headers).
+	 * @param reserved what {@link #take} reserved
+	 * @param usage what the answer reported, or {@code null}
+	 */
+	void used(long reserved, @Nullable Usage usage) {
+		if (usage == null || this.configured.tokensPerMinute() <= 0) {
+			return;
+		}
+		long actual = ((usage.promptTokens() != null) ? usage.promptTokens() : 0)
+				+ ((usage.completionTokens() != null) ? usage.completionTokens() : 0);
+		synchronized (this) {
+			this.tokensUsed = Math.max(0, this.tokensUsed + actual - reserved);
+		}
+	}
+
+	/**
+	 * A 429: nothing more is sent until its reset, the wait it asked for or, without one, the
+	 * latest reset of the windows its headers said are empty. Without either nothing is known of
+	 * its end, and the retry's rules alone apply.
+	 * @param retryAfter the wait the 429 asked for, or {@code null}
+	 * @param now the scheduler's time
+	 */
+	void rateLimited(@Nullable Duration retryAfter, long now) {
+		synchronized (this) {
+			long until = (retryAfter != null) ? now + retryAfter.toNanos() : Long.MIN_VALUE;
+			if (retryAfter == null) {
+				for (Dimension dimension : Dimension.values()) {
+					int d = dimension.ordinal();
+					if (learned(dimension, now) && this.learnedRemaining[d] == 0) {
+						until = Math.max(until, this.learnedReset[d]);
+					}
+				}
+			}
+			if (until > now) {
+				this.emptyUntil = Math.max(this.emptyUntil, until);
+				this.active = true;
+			}
+		}
+	}
+
+	@Override
+	public void limits(ProviderLimits limits) {
+		long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+		synchronized (this) {
+			learn(Dimension.REQUESTS, limits.requests(), now);
+			learn(Dimension.TOKENS, limits.tokens(), now);
+			learn(Dimension.INPUT_TOKENS, limits.inputTokens(), now);
+			learn(Dimension.OUTPUT_TOKENS, limits.outputTokens(), now);
+		}
+	}
+
+	private void learn(Dimension dimension, ProviderLimits.@Nullable Window window, long now) {
+		if (window == null || window.remaining() < 0) {
+			return;
+		}
+		int d = dimension.ordinal();
+		// without a reset the window is taken for a minute, the span providers' limits are given in
+		long reset = now + ((window.reset() != null) ? window.reset().toNanos() : MINUTE);
+		if (reset <= now) {
+			return;
+		}
+		// an answer to a call sent before others does not count them: never believe more is left
+		// than the calls sent since leave of the window already known
+		boolean current = learned(dimension, now);
+		this.learnedRemaining[d] = current ? Math.min(this.learnedRemaining[d], window.remaining()) : window.remaining();
+		this.learnedLimit[d] = window.limit();
+		this.learnedReset[d] = current ? Math.max(this.learnedReset[d], reset) : reset;
+		this.learned[d] = true;
+		this.active = true;
+	}
+
+	/**
+	 * One dimension as the actuator shows it: what is learned while a window is current, else what is
+	 * configured.
+	 * @param dimension requests or tokens
+	 * @param now the scheduler's time
+	 * @return the window, or {@code null} when nothing is known of it
+	 */
+	synchronized @Nullable Known known(Dimension dimension, long now) {
+		int d = dimension.ordinal();
+		boolean empty = now < this.emptyUntil;
+		if (learned(dimension, now)) {
+			long reset = empty ? Math.max(this.emptyUntil, this.learnedReset[d]) : this.learnedReset[d];
+			return new Known((this.learnedLimit[d] >= 0) ? this.learnedLimit[d] : null,
+					empty ? 0 : this.learnedRemaining[d], at(reset, now), Source.LEARNED);
+		}
+		long limit = (dimension == Dimension.REQUESTS) ? this.configured.requestsPerMinute()
+				: (dimension == Dimension.TOKENS) ? this.configured.tokensPerMinute() : 0;
+		long window = (dimension == Dimension.REQUESTS) ? this.requestWindow : this.tokenWindow;
+		long used = (dimension == Dimension.REQUESTS) ? this.requestsUsed : this.tokensUsed;
+		if (limit > 0) {
+			boolean current = current(window, now);
+			return new Known(limit, empty ? 0 : Math.max(0, limit - (current ? used : 0)),
+					empty ? at(this.emptyUntil, now) : current ? at(window + MINUTE, now) : null, Source.CONFIGURED);
+		}
+		return (empty && dimension == Dimension.REQUESTS) ? new Known(null, 0L, at(this.emptyUntil, now), Source.LEARNED)
+				: null;
+	}
+
+	private Instant at(long nanos, long now) {
+		return this.clock.instant().plusNanos(nanos - now);
+	}
+
+	/** Where a known limit comes from. */
+	enum Source {
+
+		/** {@code rate-limits.*}. */
+		CONFIGURED,
+		/** The provider's response headers, or its 429. */
+		LEARNED
+
+	}
+
+	/**
+	 * One known window.
+	 * @param limit its limit, or {@code null} when not said
+	 * @param remaining what is left of it
+	 * @param reset when it is whole again, or {@code null} when it is whole now
+	 * @param source where it is known from
+	 */
+	record Known(@Nullable Long limit, Long remaining, @Nullable Instant reset, Source source) {
+
+	}
+
+}
