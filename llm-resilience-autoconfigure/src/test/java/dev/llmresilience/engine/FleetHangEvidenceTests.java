@@ -102,15 +102,18 @@ class FleetHangEvidenceTests {
 
 	@Test
 	void oneReplicasEvidenceOpensEveryReplicaAtOnceAndOneReplicaProbesForTheFleet(CapturedOutput output) {
-		Replicas.run(replicas("llm.defaults.circuit-breaker.wait-duration-in-open-state=1s"), (replicas) -> {
+		Replicas.run(replicas("llm.defaults.circuit-breaker.wait-duration-in-open-state=2s"), (replicas) -> {
 			Traffic traffic = new Traffic(replicas);
 			traffic.run(HANG + 6000, true);
 			long openedA = traffic.openedAt[0];
 			long openedB = traffic.openedAt[1];
 			assertThat(openedA - HANG).as("ms from the hang to a's opening").isBetween(2000L, 3000L);
-			assertThat(openedB).as("b opened at a's opening, in virtual time").isEqualTo(openedA);
-			// b's own evidence was too little: its waiting calls went to the backup when the fleet opened it
-			List<ChatResponse> heldByB = traffic.heldAtOpening(1);
+			// the clock stood still from the tick a opened in until b opened
+			assertThat(openedB).as("b opened in the tick of a's opening, in virtual time").isBetween(openedA, openedA + TICK);
+			assertThat(traffic.openedAtNanos[1] - traffic.openedAtNanos[0]).as("real ns from a's opening to b's")
+				.isBetween(0L, TimeUnit.SECONDS.toNanos(2));
+			// b's own evidence was too little: its calls into the hang went to the backup when the fleet opened it
+			List<ChatResponse> heldByB = traffic.hungCalls(1);
 			assertThat(heldByB).hasSizeBetween(1, 4).allSatisfy((answer) -> {
 				assertThat(answer.tier()).isEqualTo(Tier.FALLBACK);
 				assertThat(answer.content()).isEqualTo("from backup");
@@ -129,7 +132,8 @@ class FleetHangEvidenceTests {
 				.containsEntry("state", "OPEN").containsEntry("by", "a")
 				.hasEntrySatisfying("why", (why) -> assertThat(why).startsWith("no first token from "));
 
-			// the provider answers again: a's probes (the library's, after 1 s) close both; b sends none
+			// the provider answers again: a's probes (the library's, after 2 s of real time, answered a second
+			// later, so that b's own half-open comes meanwhile) close both; b sends none
 			await().atMost(Duration.ofSeconds(30)).until(() -> state(replicas.get(0)) == State.CLOSED
 					&& state(replicas.get(1)) == State.CLOSED);
 			assertThat(this.primaries.get(0).probes.get()).as("a's probes").isEqualTo(3);
@@ -189,11 +193,11 @@ class FleetHangEvidenceTests {
 
 		final Map<Integer, ChatResponse> answers = new ConcurrentHashMap<>();
 
-		private final List<List<Integer>> waitingAtOpening = List.of(new CopyOnWriteArrayList<>(), new CopyOnWriteArrayList<>());
-
 		final List<String> errors = new CopyOnWriteArrayList<>();
 
 		final long[] openedAt = { -1, -1 };
+
+		final long[] openedAtNanos = new long[2];
 
 		private final int[] sent = new int[2];
 
@@ -207,10 +211,8 @@ class FleetHangEvidenceTests {
 				this.endpoints.add(endpoint);
 				endpoint.circuitBreaker().getEventPublisher().onStateTransition((event) -> {
 					if (event.getStateTransition().getToState() == State.OPEN && this.openedAt[replica] < 0) {
+						this.openedAtNanos[replica] = System.nanoTime();
 						this.openedAt[replica] = now();
-						for (EndpointAttempt attempt : endpoint.waitingForFirstToken()) {
-							this.waitingAtOpening.get(replica).add(idOf(attempt.call().request()));
-						}
 					}
 				});
 			}
@@ -280,20 +282,21 @@ class FleetHangEvidenceTests {
 			return FleetHangEvidenceTests.this.primaries.get(this.replicaOf.get(id));
 		}
 
-		List<ChatResponse> heldAtOpening(int replica) {
-			until(() -> this.waitingAtOpening.get(replica).stream().allMatch(this.answers::containsKey));
-			return this.waitingAtOpening.get(replica).stream().map(this.answers::get).toList();
+		// the calls of a replica that its primary was never to answer
+		List<ChatResponse> hungCalls(int replica) {
+			List<Integer> hung = this.replicaOf.entrySet()
+				.stream()
+				.filter((entry) -> entry.getValue() == replica && !this.due.containsKey(entry.getKey()))
+				.map(Map.Entry::getKey)
+				.toList();
+			until(() -> hung.stream().allMatch(this.answers::containsKey));
+			return hung.stream().map(this.answers::get).toList();
 		}
 
 		private long now() {
 			return this.time.now(TimeUnit.MILLISECONDS);
 		}
 
-	}
-
-	private static int idOf(ChatRequest request) {
-		Matcher matcher = CALL.matcher(request.messages().get(0).text());
-		return matcher.find() ? Integer.parseInt(matcher.group(1)) : -1;
 	}
 
 	private static void until(BooleanSupplier condition) {
@@ -319,7 +322,7 @@ class FleetHangEvidenceTests {
 		return true;
 	}
 
-	/** A primary: each call held until the test answers it; probes (no call number) answered at once. */
+	/** A primary: each call held until the test answers it; probes (no call number) answered after a second of real time. */
 	private static final class Paced extends Dispatcher {
 
 		final Set<Integer> arrived = ConcurrentHashMap.newKeySet();
@@ -335,6 +338,7 @@ class FleetHangEvidenceTests {
 			Matcher matcher = CALL.matcher(request.getBody().utf8());
 			if (!matcher.find()) {
 				this.probes.incrementAndGet();
+				Thread.sleep(1000);
 				return completion("probed");
 			}
 			int id = Integer.parseInt(matcher.group(1));
