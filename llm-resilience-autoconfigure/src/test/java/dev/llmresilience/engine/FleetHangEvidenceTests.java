@@ -21,7 +21,6 @@ import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.FakeUpstream;
-import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -33,6 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.test.scheduler.VirtualTimeScheduler;
 
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
@@ -95,7 +95,7 @@ class FleetHangEvidenceTests {
 		this.upstreams.forEach(FakeUpstream::close);
 	}
 
-	private List<org.springframework.boot.test.context.runner.ApplicationContextRunner> replicas(String... more) {
+	private List<ApplicationContextRunner> replicas(String... more) {
 		return List.of(this.redis.replica("a", this.upstreams.get(0).properties(more)),
 				this.redis.replica("b", this.upstreams.get(1).properties(more)));
 	}
@@ -185,8 +185,6 @@ class FleetHangEvidenceTests {
 
 		private final List<LlmGateway> gateways = new ArrayList<>();
 
-		private final List<LlmEndpoint> endpoints = new ArrayList<>();
-
 		private final Map<Integer, Long> due = new ConcurrentHashMap<>();
 
 		private final Map<Integer, Integer> replicaOf = new ConcurrentHashMap<>();
@@ -208,7 +206,6 @@ class FleetHangEvidenceTests {
 				int replica = i;
 				this.gateways.add(replicas.get(i).getBean(LlmGateway.class));
 				LlmEndpoint endpoint = endpoint(replicas.get(i), "primary");
-				this.endpoints.add(endpoint);
 				endpoint.circuitBreaker().getEventPublisher().onStateTransition((event) -> {
 					if (event.getStateTransition().getToState() == State.OPEN && this.openedAt[replica] < 0) {
 						this.openedAtNanos[replica] = System.nanoTime();
