@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import dev.llmresilience.spi.BreakerControl;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
@@ -21,8 +22,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * Listens to every endpoint's circuit breaker (its Resilience4j event publisher): remembers its last
  * {@value #MAX_TRANSITIONS} state transitions, for {@code /actuator/llmbreakers} and the dashboard,
- * and logs each one with why it happened: an opening at WARN, a recovery step and a change made by
- * hand at INFO.
+ * and logs each one with why it happened (the fleet's reason, when shared state moved it): an
+ * opening at WARN, a recovery step and a change made by hand at INFO.
  */
 final class BreakerTransitions {
 
@@ -38,11 +39,20 @@ final class BreakerTransitions {
 	 * @param endpoints the endpoints
 	 */
 	public BreakerTransitions(EndpointRegistry endpoints) {
+		this(endpoints, BreakerControl.LOCAL);
+	}
+
+	/**
+	 * Listen to the breakers of the given endpoints, which shared state may move too.
+	 * @param endpoints the endpoints
+	 * @param control says why shared state moves a breaker, while it does
+	 */
+	public BreakerTransitions(EndpointRegistry endpoints, BreakerControl control) {
 		for (LlmEndpoint endpoint : endpoints.endpoints()) {
 			Deque<Transition> transitions = new ArrayDeque<>();
 			this.history.put(endpoint.name(), transitions);
 			CircuitBreaker breaker = endpoint.circuitBreaker();
-			breaker.getEventPublisher().onStateTransition((event) -> record(endpoint, transitions, event));
+			breaker.getEventPublisher().onStateTransition((event) -> record(endpoint, transitions, event, control));
 		}
 	}
 
@@ -77,7 +87,7 @@ final class BreakerTransitions {
 	}
 
 	private static void record(LlmEndpoint endpoint, Deque<Transition> transitions,
-			CircuitBreakerOnStateTransitionEvent event) {
+			CircuitBreakerOnStateTransitionEvent event, BreakerControl control) {
 		CircuitBreaker breaker = endpoint.circuitBreaker();
 		CircuitBreaker.Metrics metrics = breaker.getMetrics();
 		Transition transition = new Transition(event.getStateTransition().getFromState(),
@@ -103,7 +113,8 @@ final class BreakerTransitions {
 		if (opened ? logger.isWarnEnabled() : logger.isInfoEnabled()) {
 			String message = "LLM endpoint '" + endpoint.name() + "' (model " + endpoint.settings().upstream().model()
 					+ "): circuit breaker " + transition.from() + " -> " + transition.to() + ": "
-					+ reason(transition, metrics, breaker.getCircuitBreakerConfig(), endpoint.hang().opening());
+					+ reason(transition, metrics, breaker.getCircuitBreakerConfig(), endpoint.hang().opening(),
+							control.moving(breaker));
 			if (opened) {
 				logger.warn(message);
 			}
@@ -129,17 +140,21 @@ final class BreakerTransitions {
 	 * that tripped it to the open state, but starts closed and half-open with an empty one.
 	 */
 	static String reason(Transition transition, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config) {
-		return reason(transition, metrics, config, null);
+		return reason(transition, metrics, config, null, null);
 	}
 
 	/**
-	 * Why the breaker moved, when it may have been opened for a hang.
+	 * Why the breaker moved, when it may have been opened for a hang, or moved by the fleet.
 	 * @param hang why the endpoint's hang detector is opening it, or {@code null} when it is not
+	 * @param fleet why shared state is moving it, or {@code null} when it is not
 	 */
 	static String reason(Transition transition, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config,
-			@Nullable String hang) {
+			@Nullable String hang, @Nullable String fleet) {
 		String probes = config.getPermittedNumberOfCallsInHalfOpenState() + " probe calls";
 		String wait = duration(Duration.ofMillis(config.getWaitIntervalFunctionInOpenState().apply(1)));
+		if (fleet != null) {
+			return (transition.to() == State.OPEN) ? fleet + "; calls go to the next endpoint of their route" : fleet;
+		}
 		if (hang != null && transition.from() == State.CLOSED && transition.to() == State.OPEN) {
 			return hang + "; calls go to the next endpoint of their route, probes after " + wait;
 		}

@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.spi.BreakerControl;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.IllegalStateTransitionException;
 import org.apache.commons.logging.Log;
@@ -24,7 +25,7 @@ import reactor.core.scheduler.Schedulers;
  * longer than the threshold, and no call of the endpoint has had a first token for as long. Then its
  * closed breaker is opened (Resilience4j's own transition, so that it is probed and closes as after
  * any opening) and the calls it held are released to the next endpoint of their route, as any
- * opening releases them. A slow call among answered ones leaves first tokens coming, and a provider
+ * opening releases them; with shared state, every replica opens it too. A slow call among answered ones leaves first tokens coming, and a provider
  * that slows for everyone keeps sending them: neither is evidence. It also bounds a synthetic
  * probe's wait for its first token by the same times.
  * <p>
@@ -58,6 +59,9 @@ final class HangDetector {
 
 	private volatile @Nullable String lastOpening;
 
+	// told of each opening, so that the fleet opens the endpoint too (with shared state)
+	private volatile BreakerControl shared = BreakerControl.LOCAL;
+
 	// why the breaker is being opened, read by BreakerTransitions while the transition is published
 	private volatile @Nullable String opening;
 
@@ -66,6 +70,14 @@ final class HangDetector {
 		this.clock = clock;
 		this.liveness = endpoint.settings().liveness();
 		this.firstTokenTimeout = endpoint.settings().timeouts().firstTokenTimeout().toNanos();
+	}
+
+	/**
+	 * Tell shared state of each opening from now on, so that the other replicas open too.
+	 * @param control the breakers' control: {@link BreakerControl#LOCAL} tells nobody
+	 */
+	void shareOpenings(BreakerControl control) {
+		this.shared = control;
 	}
 
 	/**
@@ -136,6 +148,7 @@ final class HangDetector {
 			this.endpoint.circuitBreaker().transitionToOpenState();
 			this.openings.incrementAndGet();
 			this.lastOpening = reason;
+			this.shared.openedOnEvidence(this.endpoint.circuitBreaker(), reason);
 		}
 		catch (IllegalStateTransitionException ex) {
 			// moved meanwhile (opened by its failures, forced by hand): nothing left to do

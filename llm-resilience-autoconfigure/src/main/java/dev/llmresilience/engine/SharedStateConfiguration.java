@@ -66,7 +66,12 @@ class SharedStateConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BreakerControl llmBreakerControl(SharedState sharedState, EndpointRegistry endpoints) {
-		return sharedState.breakers(endpoints.circuitBreakers());
+		BreakerControl control = sharedState.breakers(endpoints.circuitBreakers());
+		// an opening on a hang's evidence is decided here, not by the fleet's window: the fleet is told of it
+		for (LlmEndpoint endpoint : endpoints.endpoints()) {
+			endpoint.hang().shareOpenings(control);
+		}
+		return control;
 	}
 
 	private static void validate(String prefix, SharedStateProperties properties) {

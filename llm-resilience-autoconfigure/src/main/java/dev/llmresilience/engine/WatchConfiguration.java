@@ -5,6 +5,7 @@ import java.time.Duration;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
+import dev.llmresilience.spi.BreakerControl;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -21,8 +22,8 @@ class WatchConfiguration {
 	/** Remembers and logs every breaker's state transitions. */
 	@Bean
 	@ConditionalOnMissingBean
-	BreakerTransitions llmBreakerTransitions(EndpointRegistry endpoints) {
-		return new BreakerTransitions(endpoints);
+	BreakerTransitions llmBreakerTransitions(EndpointRegistry endpoints, BreakerControl control) {
+		return new BreakerTransitions(endpoints, control);
 	}
 
 	@Bean

@@ -17,9 +17,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * One endpoint's breaker in the fleet. Its recorded outcomes (Resilience4j's success and error
  * events, while CLOSED) are sent in batches to the fleet's window, where {@code breaker-record.lua}
- * decides; an open decided there is applied here at once from the script's reply and on the other
- * replicas from the channel, and one replica probes for all ({@link FleetProbes}). The local
- * breaker goes on deciding on its own window too.
+ * decides; an open decided there, or on one replica's evidence of a hang, is applied here at once
+ * from the script's reply and on the other replicas from the channel, and one replica probes for all
+ * ({@link FleetProbes}). The local breaker goes on deciding on its own window too.
  */
 final class FleetBreaker {
 
@@ -28,6 +28,8 @@ final class FleetBreaker {
 	private static final RedisScript<List> RECORD = RedisScripts.load("breaker-record", List.class);
 
 	private static final RedisScript<Long> MANUAL = RedisScripts.load("breaker-manual", Long.class);
+
+	private static final RedisScript<List> EVIDENCE = RedisScripts.load("breaker-evidence", List.class);
 
 	private final RedisFleet fleet;
 
@@ -99,7 +101,7 @@ final class FleetBreaker {
 					this.fleet.channel(), this.name)
 			.subscribe((reply) -> {
 				if (this.epoch.get() == sentIn) {
-					apply(FleetDecision.of(String.valueOf(reply.get(0))), "");
+					applyReply(reply);
 				}
 				send();
 			}, (error) -> {
@@ -112,19 +114,62 @@ final class FleetBreaker {
 	}
 
 	/**
+	 * This replica opened the breaker on its own evidence of a hang: the fleet opens it too, on
+	 * every replica, with this replica leading its half-open phase, as if its window had opened it
+	 * (unless the fleet's breaker is open or held by hand already: then this replica follows).
+	 * Nothing is sent while Redis is unavailable: the open stays this replica's own.
+	 * @param reason the evidence, as the transition log says it
+	 */
+	void openedOnEvidence(String reason) {
+		if (!this.fleet.isAvailable()) {
+			return;
+		}
+		long sentIn = this.epoch.get();
+		this.fleet
+			.script(EVIDENCE, this.keys, this.fleet.replica(), reason, this.probes.fleetOpenTime().toMillis(),
+					this.fleet.channel(), this.name)
+			.subscribe((reply) -> {
+				if (this.epoch.get() == sentIn) {
+					applyReply(reply);
+				}
+			}, (error) -> logger.debug("Could not tell the fleet that '" + this.name + "' opened: " + error));
+	}
+
+	/** A breaker script's reply: {@code {decision, by, why}}, the last two when the fleet holds a state. */
+	private void applyReply(List<?> reply) {
+		FleetDecision decision = FleetDecision.of(String.valueOf(reply.get(0)));
+		String by = (decision == FleetDecision.OPENED) ? this.fleet.replica() : part(reply, 1);
+		String why = (decision == FleetDecision.COUNTED) ? "" : part(reply, (decision == FleetDecision.OPENED) ? 1 : 2);
+		apply(decision, by, why);
+	}
+
+	private static String part(List<?> reply, int index) {
+		return (reply.size() > index && reply.get(index) != null) ? String.valueOf(reply.get(index)) : "";
+	}
+
+	/**
+	 * Why the fleet is moving the breaker, while it does.
+	 * @return the reason, or {@code null} when the move is not the fleet's
+	 */
+	@Nullable String moving() {
+		return this.probes.moving();
+	}
+
+	/**
 	 * Apply what the fleet decided (from a script's reply or the channel).
 	 * @param decision the decision
 	 * @param by the replica that decided it, or empty when unknown
+	 * @param why what opened the breaker (for an open), or empty when unknown
 	 */
-	void apply(FleetDecision decision, String by) {
+	void apply(FleetDecision decision, String by, String why) {
 		try {
 			switch (decision) {
-				case OPENED -> this.probes.opened(true);
-				case OPEN -> this.probes.opened(false);
+				case OPENED -> this.probes.opened(true, by, why);
+				case OPEN -> this.probes.opened(by.equals(this.fleet.replica()), by, why);
 				case REOPENED -> this.probes.reopened(by);
 				case RECOVERED -> {
 					this.epoch.incrementAndGet();
-					this.probes.recovered();
+					this.probes.recovered(by);
 				}
 				case FORCED_OPEN, DISABLED, CLOSED, RESET -> {
 					this.epoch.incrementAndGet();
@@ -184,21 +229,22 @@ final class FleetBreaker {
 			return push(mine);
 		}
 		return this.fleet
-			.command(() -> this.fleet.redis().<String, String>opsForHash().multiGet(this.keys.get(1), List.of("state", "by")))
+			.command(() -> this.fleet.redis().<String, String>opsForHash().multiGet(this.keys.get(1), List.of("state", "by", "why")))
 			.flatMap((fields) -> {
 				String state = (fields.get(0) != null) ? fields.get(0) : "";
 				String by = (fields.get(1) != null) ? fields.get(1) : "";
+				String why = (fields.get(2) != null) ? fields.get(2) : "";
 				ManualState kept = this.held;
 				if (state.isEmpty()) {
 					return (kept != null) ? push(kept) : Mono.empty();
 				}
 				FleetDecision decision = FleetDecision.of(state);
 				if (decision == FleetDecision.OPEN) {
-					apply(by.equals(this.fleet.replica()) ? FleetDecision.OPENED : FleetDecision.OPEN, by);
+					apply(FleetDecision.OPEN, by, why);
 				}
 				else if (decision != FleetDecision.CLOSED || kept != null || this.probes.isFleetOpen()) {
 					// a CLOSED mark: closed by hand while this replica was away, from a state set by hand or the fleet's open
-					apply(decision, by);
+					apply(decision, by, "");
 				}
 				return Mono.empty();
 			});

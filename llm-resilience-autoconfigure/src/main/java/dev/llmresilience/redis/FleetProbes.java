@@ -7,6 +7,7 @@ import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Schedulers;
 
 import org.springframework.data.redis.core.script.RedisScript;
@@ -49,8 +50,14 @@ final class FleetProbes {
 	/** When the leader was last heard from ({@link System#nanoTime()}). */
 	private volatile long leaderHeard;
 
-	/** Set while this class moves the breaker, so that its own transitions are not taken for the breaker's. */
-	private final ThreadLocal<Boolean> moving = ThreadLocal.withInitial(() -> false);
+	/** The replica that runs the fleet's half-open phase, as last heard. */
+	private volatile String leader = "";
+
+	/**
+	 * Why this class moves the breaker, set while it does: its own transitions are not taken for the
+	 * breaker's, and the transition log says why the fleet moved it.
+	 */
+	private final ThreadLocal<@Nullable String> moving = new ThreadLocal<>();
 
 	FleetProbes(RedisFleet fleet, CircuitBreaker breaker, List<String> keys) {
 		this.fleet = fleet;
@@ -82,22 +89,32 @@ final class FleetProbes {
 
 	/**
 	 * The fleet opened the breaker.
-	 * @param leader whether this replica's outcomes opened it (it then runs the half-open phase)
+	 * @param leader whether this replica opened it (its outcomes or its evidence: it then runs the
+	 * half-open phase)
+	 * @param by the replica that opened it, or empty when unknown
+	 * @param why what opened it (the fleet's window, a replica's evidence of a hang), or empty when unknown
 	 */
-	void opened(boolean leader) {
+	void opened(boolean leader, String by, String why) {
 		CircuitBreaker.State now = this.breaker.getState();
 		if (now != CircuitBreaker.State.CLOSED && now != CircuitBreaker.State.OPEN && now != CircuitBreaker.State.HALF_OPEN) {
 			return; // forced or disabled by hand
 		}
+		if (leader && this.fleetOpen && this.leading && now == CircuitBreaker.State.HALF_OPEN) {
+			return; // the fleet's open heard again (a heartbeat's check) while this replica probes for it: its probes go on
+		}
+		String prober = leader ? "this replica" : by.isEmpty() ? "another replica" : "replica " + by;
 		if (!this.fleetOpen || now == CircuitBreaker.State.CLOSED) {
-			logger.info("LLM endpoint '" + this.name + "': the fleet's outcomes open its breaker"
-					+ (leader ? "; this replica probes it" : "; another replica probes it"));
+			logger.info("LLM endpoint '" + this.name + "': the fleet opens its breaker"
+					+ (why.isEmpty() ? "" : " (" + why + ")") + "; " + prober + " probes it");
 		}
 		this.fleetOpen = true;
 		this.leading = leader;
+		this.leader = leader ? this.fleet.replica() : by;
 		this.leaderHeard = System.nanoTime();
 		if (now != CircuitBreaker.State.OPEN) {
-			move(this.breaker::transitionToOpenState);
+			String because = (by.isEmpty() ? "opened by the fleet" : "opened by replica " + by)
+					+ (why.isEmpty() ? "" : ": " + why) + "; " + prober + " probes it for the fleet";
+			move(this.breaker::transitionToOpenState, because);
 		}
 	}
 
@@ -114,18 +131,23 @@ final class FleetProbes {
 			return; // both probed at once: this replica's name sorts first, it leads
 		}
 		this.leading = false;
+		this.leader = leader;
 		this.leaderHeard = System.nanoTime();
 		if (probing) {
-			move(this.breaker::transitionToOpenState);
+			move(this.breaker::transitionToOpenState, "the probes of replica " + leader + " failed");
 		}
 	}
 
-	/** The leader's probes succeeded: the provider answers again. */
-	void recovered() {
+	/**
+	 * The leader's probes succeeded: the provider answers again.
+	 * @param by the replica that probed, or empty when unknown
+	 */
+	void recovered(String by) {
 		CircuitBreaker.State now = this.breaker.getState();
 		if (this.fleetOpen && (now == CircuitBreaker.State.OPEN || now == CircuitBreaker.State.HALF_OPEN)) {
 			logger.info("LLM endpoint '" + this.name + "': the fleet's probes succeeded; closing its breaker");
-			move(this.breaker::transitionToClosedState);
+			move(this.breaker::transitionToClosedState,
+					"the probes of " + (by.isEmpty() ? "the fleet" : "replica " + by) + " succeeded; a new window starts");
 		}
 		this.fleetOpen = false;
 		this.leading = false;
@@ -145,13 +167,13 @@ final class FleetProbes {
 		}
 		Schedulers.parallel().schedule(() -> {
 			if (this.breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-				move(this.breaker::transitionToOpenState);
+				move(this.breaker::transitionToOpenState, "replica " + this.leader + " probes it for the fleet");
 			}
 		});
 	}
 
-	private void move(Runnable transition) {
-		this.moving.set(true);
+	private void move(Runnable transition, String because) {
+		this.moving.set(because);
 		try {
 			transition.run();
 		}
@@ -159,12 +181,20 @@ final class FleetProbes {
 			logger.debug("Could not move the breaker of '" + this.name + "': " + ex);
 		}
 		finally {
-			this.moving.set(false);
+			this.moving.remove();
 		}
 	}
 
+	/**
+	 * Why this class is moving the breaker, while it does.
+	 * @return the reason, or {@code null} on another thread or when it is not moving it
+	 */
+	@Nullable String moving() {
+		return this.moving.get();
+	}
+
 	private void transitioned(CircuitBreakerOnStateTransitionEvent event) {
-		if (this.moving.get()) {
+		if (this.moving.get() != null) {
 			return;
 		}
 		CircuitBreaker.State from = event.getStateTransition().getFromState();

@@ -10,7 +10,7 @@ end
 redis.call('DEL', KEYS[1])
 if ARGV[1] == 'REOPENED' then
   redis.call('DEL', KEYS[2])
-  redis.call('HSET', KEYS[2], 'state', 'OPEN', 'by', ARGV[2])
+  redis.call('HSET', KEYS[2], 'state', 'OPEN', 'by', ARGV[2], 'why', 'its probes failed')
   redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[5]))
 elseif state == 'OPEN' then
   redis.call('DEL', KEYS[2])

@@ -10,11 +10,12 @@
 -- ARGV[4] minimum calls, ARGV[5] threshold (percent), ARGV[6] how long the fleet's OPEN lasts
 -- (ms: two waits in open state, the replica that decided it runs the half-open phase after one),
 -- ARGV[7] channel, ARGV[8] endpoint
--- Returns {'OPENED'} when these outcomes opened it, {state} when the fleet already holds one
--- (OPEN, FORCED_OPEN, DISABLED: the outcomes are not counted), else {'COUNTED', why}.
-local state = redis.call('HGET', KEYS[2], 'state')
+-- Returns {'OPENED', why} when these outcomes opened it, {state, by, why} when the fleet already
+-- holds one (OPEN, FORCED_OPEN, DISABLED: the outcomes are not counted), else {'COUNTED', why}.
+local held = redis.call('HMGET', KEYS[2], 'state', 'by', 'why')
+local state = held[1]
 if state and state ~= 'CLOSED' then
-  return {state}
+  return {state, held[2] or '', held[3] or ''}
 end
 local size = tonumber(ARGV[3])
 for i = 1, #ARGV[2] do
@@ -43,7 +44,9 @@ if failed * 100 < threshold * #calls then
   return {'COUNTED', 'failure rate under the threshold'}
 end
 local failing = 0
+local seeing = 0
 for _, seen in pairs(replicas) do
+  seeing = seeing + 1
   if seen[2] > 0 then
     failing = failing + 1
   end
@@ -54,8 +57,10 @@ end
 if failing < 2 then
   return {'COUNTED', 'one replica fails alone'}
 end
+local why = string.format("failure rate %.1f %% over the fleet's %d calls from %d replicas (threshold %.1f %%)",
+  failed * 100 / #calls, #calls, seeing, threshold)
 redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('HSET', KEYS[2], 'state', 'OPEN', 'by', ARGV[1])
+redis.call('HSET', KEYS[2], 'state', 'OPEN', 'by', ARGV[1], 'why', why)
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[6]))
-redis.call('PUBLISH', ARGV[7], 'breaker|OPEN|' .. ARGV[1] .. '|' .. ARGV[8])
-return {'OPENED'}
+redis.call('PUBLISH', ARGV[7], 'breaker|OPEN|' .. ARGV[1] .. '|' .. ARGV[8] .. '|' .. why)
+return {'OPENED', why}

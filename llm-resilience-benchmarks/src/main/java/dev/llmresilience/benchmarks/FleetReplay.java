@@ -193,7 +193,11 @@ final class FleetReplay {
 		}
 	}
 
-	/** The built-in defaults with every duration scaled, as {@link Endpoints#settings} makes them. */
+	/**
+	 * The built-in defaults with every duration scaled, as {@link Endpoints#settings} makes them (the
+	 * hang evidence's floors included: unscaled, they would leave the rule nothing to act on before
+	 * the scaled first-token timeout); {@code -Dliveness=fixed} as there.
+	 */
 	private static Map<String, Object> scaled(StubProvider primary, StubProvider backup) {
 		Map<String, Object> properties = new LinkedHashMap<>();
 		properties.put("llm.endpoints.primary.base-url", primary.baseUrl());
@@ -210,6 +214,10 @@ final class FleetReplay {
 		properties.put("llm.defaults.retry.initial-backoff", millis(Duration.ofMillis(500)));
 		properties.put("llm.defaults.retry.max-backoff", millis(Duration.ofSeconds(8)));
 		properties.put("llm.defaults.retry.max-retry-after", millis(Duration.ofSeconds(10)));
+		properties.put("llm.defaults.bulkhead.released-calls-wait", Endpoints.FIXED ? "0ms" : millis(Duration.ofSeconds(2)));
+		properties.put("llm.defaults.liveness.hang-detection.enabled", !Endpoints.FIXED);
+		properties.put("llm.defaults.liveness.hang-detection.floor", millis(Duration.ofSeconds(2)));
+		properties.put("llm.defaults.liveness.probe-floor", millis(Duration.ofSeconds(Endpoints.FIXED ? 10 : 3)));
 		properties.put("llm.gateway.deadline", millis(Duration.ofSeconds(90)));
 		properties.put("llm.gateway.deferral.enabled", false);
 		return properties;
