@@ -176,7 +176,7 @@ class FleetKillTests {
 				}
 				// a second end would come within a heartbeat or two: give it the time
 				int events = survivor.getBean(FleetEvents.class).completed.size();
-				await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(5))
+				await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(20))
 					.until(() -> survivor.getBean(FleetEvents.class).completed.size() == events);
 				List<Outcome> recounted = outcomes.stream().map((outcome) -> recount(survivor, outcome)).toList();
 				List<Outcome> failed = recounted.stream().filter((outcome) -> outcome.problem() != null).toList();
