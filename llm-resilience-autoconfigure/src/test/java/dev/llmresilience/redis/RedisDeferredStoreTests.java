@@ -251,13 +251,14 @@ class RedisDeferredStoreTests {
 	@Test
 	void aBacklogLongerThanOneBatchIsTakenAtOnceWithItsUnreadableEntryEnded() {
 		DeferredCodec codec = new DeferredCodec();
-		for (int i = 0; i < 40; i++) {
+		// more than the two polls of a replica's first heartbeat (its reconciliation's and its task's) take
+		for (int i = 0; i < 80; i++) {
 			queue("dfr_backlog_" + i, "dfr_backlog_" + i, codec.write(pending("dfr_backlog_" + i)));
 		}
 		queue("dfr_backlog_broken", "dfr_backlog_broken", "{");
 		// one heartbeat in a minute: what is taken now is taken by the first poll alone, batch after batch
 		Replica a = replica("a", Duration.ofMinutes(1));
-		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).hasSize(40));
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).hasSize(80));
 		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.failed).containsOnlyKeys("dfr_backlog_broken"));
 		assertThat(this.commands.hget(hash("dfr_backlog_broken"), "state")).isEqualTo("FAILED");
 	}
