@@ -111,16 +111,8 @@ final class HangDetector {
 			return;
 		}
 		long now = scheduler.now(TimeUnit.NANOSECONDS);
-		int waiting = 0;
-		long oldest = Long.MAX_VALUE;
-		for (EndpointAttempt attempt : this.endpoint.waitingForFirstToken()) {
-			// an attempt sent as a plain request has no first token before its whole answer: no evidence
-			if (attempt.call().streaming() && !attempt.started() && !attempt.ended()) {
-				waiting++;
-				oldest = Math.min(oldest, attempt.start());
-			}
-		}
-		if (waiting == 0) {
+		Waiting waiting = stillWaiting();
+		if (waiting.calls() == 0) {
 			this.armedOn.compareAndSet(scheduler, null);
 			if (!this.endpoint.waitingForFirstToken().isEmpty()) {
 				// listed while this check found none, and found the check armed
@@ -130,11 +122,11 @@ final class HangDetector {
 		}
 		long threshold = thresholdNanos();
 		// silent since the later of the last first token and the oldest wait's start
-		long silentSince = Math.max(this.lastFirstToken, oldest);
+		long silentSince = Math.max(this.lastFirstToken, waiting.oldestStart());
 		long silence = now - silentSince;
-		if (threshold > 0 && silence >= threshold && waiting >= this.liveness.minWaitingCalls()
+		if (threshold > 0 && silence >= threshold && waiting.calls() >= this.liveness.minWaitingCalls()
 				&& this.endpoint.circuitBreaker().getState() == CircuitBreaker.State.CLOSED) {
-			open(waiting, silence);
+			open(waiting.calls(), silence);
 		}
 		later(scheduler, (threshold > 0 && silence < threshold) ? threshold - silence : tick(threshold));
 	}
@@ -220,21 +212,32 @@ final class HangDetector {
 	 */
 	HangDescriptor describe() {
 		long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
-		int waiting = 0;
-		long oldest = Long.MAX_VALUE;
-		for (EndpointAttempt attempt : this.endpoint.waitingForFirstToken()) {
-			if (attempt.call().streaming() && !attempt.started() && !attempt.ended()) {
-				waiting++;
-				oldest = Math.min(oldest, attempt.start());
-			}
-		}
+		Waiting waiting = stillWaiting();
 		long threshold = thresholdNanos();
 		long last = this.lastFirstToken;
 		return new HangDescriptor(this.liveness.hangDetection(), (threshold > 0) ? Duration.ofNanos(threshold) : null,
-				this.liveness.minWaitingCalls(), waiting,
-				(waiting > 0) ? Duration.ofNanos(Math.max(0, now - oldest)) : null,
+				this.liveness.minWaitingCalls(), waiting.calls(),
+				(waiting.calls() > 0) ? Duration.ofNanos(Math.max(0, now - waiting.oldestStart())) : null,
 				(last != Long.MIN_VALUE) ? this.clock.instant().minusNanos(Math.max(0, now - last)) : null,
 				this.openings.get(), this.lastOpening, probeFirstTokenTimeout());
+	}
+
+	// The streamed attempts still waiting for their first token, and when the oldest of them began. An
+	// attempt sent as a plain request has no first token before its whole answer: no evidence.
+	private Waiting stillWaiting() {
+		int calls = 0;
+		long oldest = Long.MAX_VALUE;
+		for (EndpointAttempt attempt : this.endpoint.waitingForFirstToken()) {
+			if (attempt.call().streaming() && !attempt.started() && !attempt.ended()) {
+				calls++;
+				oldest = Math.min(oldest, attempt.start());
+			}
+		}
+		return new Waiting(calls, oldest);
+	}
+
+	private record Waiting(int calls, long oldestStart) {
+
 	}
 
 	private static String seconds(long nanos) {
