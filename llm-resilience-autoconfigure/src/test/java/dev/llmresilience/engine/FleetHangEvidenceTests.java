@@ -4,23 +4,17 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import dev.llmresilience.chat.Attempt;
-import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.PacedCalls;
+import dev.llmresilience.support.RealTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
@@ -62,20 +56,18 @@ class FleetHangEvidenceTests {
 	// 24 s of healthy traffic gives b 24 first tokens, more than the 20 its own rule needs
 	private static final long HANG = 24_000;
 
-	private static final long NEVER = -1;
-
-	private static final Pattern CALL = Pattern.compile("call (\\d+)");
-
 	@RegisterExtension
 	final RedisFleet redis = new RedisFleet();
 
 	private final List<FakeUpstream> upstreams = new ArrayList<>();
 
-	private final List<Paced> primaries = List.of(new Paced(), new Paced());
+	private final List<PacedCalls.Primary> primaries = List.of(
+			new PacedCalls.Primary().probesAnsweredAfter(Duration.ofSeconds(1)),
+			new PacedCalls.Primary().probesAnsweredAfter(Duration.ofSeconds(1)));
 
 	@BeforeEach
 	void start() {
-		for (Paced primary : this.primaries) {
+		for (PacedCalls.Primary primary : this.primaries) {
 			FakeUpstream upstream = FakeUpstream.start();
 			upstream.primary().setDispatcher(primary);
 			upstream.backup().setDispatcher(new Dispatcher() {
@@ -90,7 +82,7 @@ class FleetHangEvidenceTests {
 
 	@AfterEach
 	void stop() {
-		this.primaries.forEach(Paced::close);
+		this.primaries.forEach(PacedCalls.Primary::close);
 		VirtualTimeScheduler.reset();
 		this.upstreams.forEach(FakeUpstream::close);
 	}
@@ -136,8 +128,8 @@ class FleetHangEvidenceTests {
 			// later, so that b's own half-open comes meanwhile) close both; b sends none
 			await().atMost(Duration.ofSeconds(30)).until(() -> state(replicas.get(0)) == State.CLOSED
 					&& state(replicas.get(1)) == State.CLOSED);
-			assertThat(this.primaries.get(0).probes.get()).as("a's probes").isEqualTo(3);
-			assertThat(this.primaries.get(1).probes.get()).as("b's probes").isZero();
+			assertThat(this.primaries.get(0).probes()).as("a's probes").isEqualTo(3);
+			assertThat(this.primaries.get(1).probes()).as("b's probes").isZero();
 			assertThat(output.getAll()).contains("circuit breaker OPEN -> CLOSED: the probes of replica a succeeded");
 		});
 	}
@@ -185,21 +177,16 @@ class FleetHangEvidenceTests {
 
 		private final List<LlmGateway> gateways = new ArrayList<>();
 
-		private final Map<Integer, Long> due = new ConcurrentHashMap<>();
-
 		private final Map<Integer, Integer> replicaOf = new ConcurrentHashMap<>();
 
-		final Map<Integer, ChatResponse> answers = new ConcurrentHashMap<>();
-
-		final List<String> errors = new CopyOnWriteArrayList<>();
+		private final PacedCalls calls = new PacedCalls(
+				(id) -> FleetHangEvidenceTests.this.primaries.get(this.replicaOf.get(id)));
 
 		final long[] openedAt = { -1, -1 };
 
 		final long[] openedAtNanos = new long[2];
 
 		private final int[] sent = new int[2];
-
-		private int next;
 
 		Traffic(List<? extends ApplicationContext> replicas) {
 			for (int i = 0; i < replicas.size(); i++) {
@@ -226,137 +213,34 @@ class FleetHangEvidenceTests {
 						send(replica);
 					}
 				}
-				settle();
+				this.calls.settle(now());
 				if (this.openedAt[0] >= 0 && untilBothOpen) {
-					untilOrAfterTenSeconds(() -> this.openedAt[1] >= 0);
+					RealTime.within(() -> this.openedAt[1] >= 0);
 					return;
 				}
 				this.time.advanceTimeBy(Duration.ofMillis(TICK));
 			}
-			settle();
+			this.calls.settle(now());
 		}
 
 		private void send(int replica) {
-			int id = this.next++;
 			long latency = HEALTHY[this.sent[replica]++ % HEALTHY.length];
-			this.replicaOf.put(id, replica);
-			if (now() + latency < HANG) {
-				this.due.put(id, now() + latency);
-			}
-			this.gateways.get(replica)
-				.chat(ChatRequest.ofUser("call " + id))
-				.subscribe((answer) -> this.answers.put(id, answer), (error) -> this.errors.add(id + ": " + error));
-		}
-
-		// every call sent has reached its primary or been answered; every answer due has arrived
-		private void settle() {
-			until(() -> {
-				assertThat(this.errors).isEmpty();
-				for (int id = 0; id < this.next; id++) {
-					if (!this.answers.containsKey(id) && !primaryOf(id).arrived.contains(id)) {
-						return false;
-					}
-				}
-				return true;
-			});
-			long now = now();
-			this.due.forEach((id, at) -> {
-				if (at <= now && primaryOf(id).arrived.contains(id)) {
-					primaryOf(id).answer(id);
-				}
-			});
-			until(() -> {
-				for (Map.Entry<Integer, Long> entry : this.due.entrySet()) {
-					if (entry.getValue() <= now && !this.answers.containsKey(entry.getKey())) {
-						return false;
-					}
-				}
-				return true;
-			});
-		}
-
-		private Paced primaryOf(int id) {
-			return FleetHangEvidenceTests.this.primaries.get(this.replicaOf.get(id));
+			// the call's number is known before it is sent, so that its primary can be found
+			this.replicaOf.put(this.calls.sent(), replica);
+			this.calls.send(this.gateways.get(replica), now(), (now() + latency < HANG) ? latency : PacedCalls.NEVER);
 		}
 
 		// the calls of a replica that its primary was never to answer
 		List<ChatResponse> hungCalls(int replica) {
-			List<Integer> hung = this.replicaOf.entrySet()
+			return this.replicaOf.entrySet()
 				.stream()
-				.filter((entry) -> entry.getValue() == replica && !this.due.containsKey(entry.getKey()))
-				.map(Map.Entry::getKey)
+				.filter((entry) -> entry.getValue() == replica && !this.calls.isDue(entry.getKey()))
+				.map((entry) -> this.calls.answer(entry.getKey()))
 				.toList();
-			until(() -> hung.stream().allMatch(this.answers::containsKey));
-			return hung.stream().map(this.answers::get).toList();
 		}
 
 		private long now() {
 			return this.time.now(TimeUnit.MILLISECONDS);
-		}
-
-	}
-
-	private static void until(BooleanSupplier condition) {
-		if (!untilOrAfterTenSeconds(condition)) {
-			throw new AssertionError("Not settled within 30 s");
-		}
-	}
-
-	private static boolean untilOrAfterTenSeconds(BooleanSupplier condition) {
-		long by = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > by) {
-				return false;
-			}
-			try {
-				Thread.sleep(1);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new AssertionError(ex);
-			}
-		}
-		return true;
-	}
-
-	/** A primary: each call held until the test answers it; probes (no call number) answered after a second of real time. */
-	private static final class Paced extends Dispatcher {
-
-		final Set<Integer> arrived = ConcurrentHashMap.newKeySet();
-
-		private final Map<Integer, CountDownLatch> held = new ConcurrentHashMap<>();
-
-		final AtomicInteger probes = new AtomicInteger();
-
-		private volatile boolean closed;
-
-		@Override
-		public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-			Matcher matcher = CALL.matcher(request.getBody().utf8());
-			if (!matcher.find()) {
-				this.probes.incrementAndGet();
-				Thread.sleep(1000);
-				return completion("probed");
-			}
-			int id = Integer.parseInt(matcher.group(1));
-			CountDownLatch latch = latch(id);
-			this.arrived.add(id);
-			latch.await(60, TimeUnit.SECONDS);
-			return completion(this.closed ? "too late" : "from primary " + id);
-		}
-
-		void answer(int id) {
-			latch(id).countDown();
-		}
-
-		private CountDownLatch latch(int id) {
-			return this.held.computeIfAbsent(id, (key) -> new CountDownLatch(1));
-		}
-
-		@Override
-		public void close() {
-			this.closed = true;
-			this.held.values().forEach(CountDownLatch::countDown);
 		}
 
 	}

@@ -2,25 +2,20 @@ package dev.llmresilience.engine;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 import java.util.function.LongUnaryOperator;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.stream.IntStream;
 
 import dev.llmresilience.chat.Attempt;
-import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.FakeUpstream;
+import dev.llmresilience.support.PacedCalls;
+import dev.llmresilience.support.RealTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import mockwebserver3.Dispatcher;
@@ -55,11 +50,9 @@ class HangEvidenceTests {
 	// first tokens in 0.1-0.8 s, in turn: a p99 of 0.85 s (its histogram bucket), a threshold of 2.56 s
 	private static final long[] HEALTHY = { 100, 250, 400, 550, 700, 800 };
 
-	private static final long NEVER = -1;
-
 	private FakeUpstream upstreams;
 
-	private final Paced primary = new Paced();
+	private final PacedCalls.Primary primary = new PacedCalls.Primary();
 
 	@BeforeEach
 	void start() {
@@ -127,7 +120,7 @@ class HangEvidenceTests {
 			int slow = 60;
 			// 20 calls a second, answered in 0.1-0.8 s, but one whose first token takes 6 s
 			traffic.run(50, 10_000, (sent) -> (sent == slow) ? 6000 : HEALTHY[(int) (sent % HEALTHY.length)]);
-			ChatResponse answer = traffic.answers.get(slow);
+			ChatResponse answer = traffic.answer(slow);
 			assertThat(answer.tier()).isEqualTo(Tier.PRIMARY);
 			assertThat(answer.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.SUCCESS);
 			assertThat(answer.latency()).isEqualTo(Duration.ofSeconds(6));
@@ -135,7 +128,7 @@ class HangEvidenceTests {
 			CircuitBreaker breaker = endpoint(context, "primary").circuitBreaker();
 			assertThat(breaker.getState()).isEqualTo(State.CLOSED);
 			assertThat(breaker.getMetrics().getNumberOfFailedCalls()).isZero();
-			assertThat(traffic.answers.values()).allSatisfy((each) -> assertThat(each.tier()).isEqualTo(Tier.PRIMARY));
+			assertThat(traffic.answers()).allSatisfy((each) -> assertThat(each.tier()).isEqualTo(Tier.PRIMARY));
 		});
 	}
 
@@ -151,7 +144,7 @@ class HangEvidenceTests {
 			});
 			assertThat(traffic.openedAt).as("never opened").isEqualTo(-1);
 			assertThat(endpoint(context, "primary").circuitBreaker().getState()).isEqualTo(State.CLOSED);
-			assertThat(traffic.answers.values()).hasSizeGreaterThan(90)
+			assertThat(traffic.answers()).hasSizeGreaterThan(90)
 				.allSatisfy((each) -> assertThat(each.tier()).isEqualTo(Tier.PRIMARY));
 			assertThat(context.getBean(LlmBreakersEndpoint.class).breaker("primary").hang().openings()).isZero();
 		});
@@ -165,10 +158,9 @@ class HangEvidenceTests {
 			// 5 calls a second for 8 s, then one every 3 s into a hang: never 5 waiting at once
 			traffic.run(200, hang, (sent) -> HEALTHY[(int) (sent % HEALTHY.length)]);
 			int first = traffic.sent();
-			traffic.run(3000, hang + 14_000, (sent) -> NEVER);
+			traffic.run(3000, hang + 14_000, (sent) -> PacedCalls.NEVER);
 			// its fallback's answer comes over real HTTP, in real time, after its first-token timeout
-			until(() -> traffic.answers.containsKey(first));
-			ChatResponse answer = traffic.answers.get(first);
+			ChatResponse answer = traffic.answer(first);
 			assertThat(answer.tier()).isEqualTo(Tier.FALLBACK);
 			assertThat(answer.attempts()).extracting(Attempt::outcome).containsExactly(Outcome.TIMEOUT, Outcome.SUCCESS);
 			assertThat(answer.attempts().get(0).duration()).isEqualTo(Duration.ofSeconds(10));
@@ -203,12 +195,12 @@ class HangEvidenceTests {
 			CircuitBreaker breaker = primary.circuitBreaker();
 			breaker.transitionToOpenState();
 			// Resilience4j's own timer moves it to half-open after 300 ms of real time; the probes leave then
-			until(() -> this.primary.probes.get() == 3);
+			RealTime.until(() -> this.primary.probes() == 3);
 			traffic.time.advanceTimeBy(Duration.ofMillis(2999));
 			assertThat(breaker.getState()).isEqualTo(State.HALF_OPEN);
 			assertThat(primary.probes().failed()).isZero();
 			traffic.time.advanceTimeBy(Duration.ofMillis(1));
-			until(() -> primary.probes().failed() == 3);
+			RealTime.until(() -> primary.probes().failed() == 3);
 			assertThat(primary.probes().lastOutcome()).isEqualTo(Outcome.TIMEOUT);
 			assertThat(breaker.getState()).isEqualTo(State.OPEN);
 		});
@@ -222,18 +214,18 @@ class HangEvidenceTests {
 			assertThat(primary.hang().describe().probeTimeout()).isEqualTo(Duration.ofSeconds(10));
 			this.primary.holdProbes();
 			primary.circuitBreaker().transitionToOpenState();
-			until(() -> this.primary.probes.get() == 3);
+			RealTime.until(() -> this.primary.probes() == 3);
 			traffic.time.advanceTimeBy(Duration.ofMillis(9999));
 			assertThat(primary.probes().failed()).isZero();
 			traffic.time.advanceTimeBy(Duration.ofMillis(1));
-			until(() -> primary.probes().failed() == 3);
+			RealTime.until(() -> primary.probes().failed() == 3);
 		});
 	}
 
 	// Answered in 0.1-0.8 s, unless the answer would come after the hang began.
 	private static long healthy(long sent, long hang) {
 		long latency = HEALTHY[(int) (sent % HEALTHY.length)];
-		return (sent * 200 + latency < hang) ? latency : NEVER;
+		return (sent * 200 + latency < hang) ? latency : PacedCalls.NEVER;
 	}
 
 	/**
@@ -248,21 +240,13 @@ class HangEvidenceTests {
 
 		private final LlmEndpoint endpoint;
 
-		private final Map<Integer, Long> due = new ConcurrentHashMap<>();
-
-		private final Map<Integer, Long> sentAt = new ConcurrentHashMap<>();
-
-		final Map<Integer, ChatResponse> answers = new ConcurrentHashMap<>();
+		private final PacedCalls calls = new PacedCalls((id) -> HangEvidenceTests.this.primary);
 
 		private final List<Integer> waitingAtOpening = new CopyOnWriteArrayList<>();
-
-		final List<String> errors = new CopyOnWriteArrayList<>();
 
 		volatile long openedAt = -1;
 
 		volatile HangDescriptor evidenceSeen;
-
-		private int next;
 
 		Traffic(ApplicationContext context) {
 			this.gateway = context.getBean(LlmGateway.class);
@@ -271,7 +255,7 @@ class HangEvidenceTests {
 				if (event.getStateTransition().getToState() == State.OPEN && this.openedAt < 0) {
 					this.openedAt = now();
 					for (EndpointAttempt attempt : this.endpoint.waitingForFirstToken()) {
-						this.waitingAtOpening.add(idOf(attempt.call().request()));
+						this.waitingAtOpening.add(PacedCalls.idOf(attempt.call().request()));
 					}
 				}
 			});
@@ -279,15 +263,15 @@ class HangEvidenceTests {
 
 		/**
 		 * Send a call every {@code every} ms until {@code until}, each answered by the primary
-		 * {@code latency} ms after it was sent ({@link #NEVER}: held until the breaker lets it go).
+		 * {@code latency} ms after it was sent ({@link PacedCalls#NEVER}: held until the breaker lets it go).
 		 */
 		void run(long every, long until, LongUnaryOperator latency) {
 			long start = now();
 			while (now() < until) {
 				if ((now() - start) % every == 0) {
-					send(latency.applyAsLong(this.next));
+					this.calls.send(this.gateway, now(), latency.applyAsLong(this.calls.sent()));
 				}
-				settle();
+				this.calls.settle(now());
 				if (this.openedAt < 0) {
 					HangDescriptor shown = this.endpoint.hang().describe();
 					if (shown.waitingCalls() >= 5 && shown.oldestWait() != null
@@ -297,138 +281,34 @@ class HangEvidenceTests {
 				}
 				this.time.advanceTimeBy(Duration.ofMillis(TICK));
 			}
-			settle();
-		}
-
-		private void send(long latency) {
-			int id = this.next++;
-			this.sentAt.put(id, now());
-			if (latency != NEVER) {
-				this.due.put(id, now() + latency);
-			}
-			this.gateway.chat(ChatRequest.ofUser("call " + id))
-				.subscribe((answer) -> this.answers.put(id, answer), (error) -> this.errors.add(id + ": " + error));
-		}
-
-		// every call sent has reached the primary or been answered; every answer due has arrived
-		private void settle() {
-			until(() -> {
-				assertThat(this.errors).isEmpty();
-				for (int id = 0; id < this.next; id++) {
-					if (!this.answers.containsKey(id) && !HangEvidenceTests.this.primary.arrived.contains(id)) {
-						return false;
-					}
-				}
-				return true;
-			});
-			long now = now();
-			this.due.forEach((id, at) -> {
-				if (at <= now && HangEvidenceTests.this.primary.arrived.contains(id)) {
-					HangEvidenceTests.this.primary.answer(id);
-				}
-			});
-			until(() -> {
-				for (Map.Entry<Integer, Long> entry : this.due.entrySet()) {
-					if (entry.getValue() <= now && !this.answers.containsKey(entry.getKey())) {
-						return false;
-					}
-				}
-				return true;
-			});
+			this.calls.settle(now());
 		}
 
 		int sent() {
-			return this.next;
+			return this.calls.sent();
+		}
+
+		/** @return the call's answer, waiting in real time for one that comes over real HTTP */
+		ChatResponse answer(int id) {
+			return this.calls.answer(id);
+		}
+
+		/** @return every answer that has come */
+		List<ChatResponse> answers() {
+			return IntStream.range(0, sent()).mapToObj(this.calls::answered).filter(Objects::nonNull).toList();
 		}
 
 		List<ChatResponse> heldAtOpening() {
-			settle();
-			return this.waitingAtOpening.stream().map(this.answers::get).toList();
+			this.calls.settle(now());
+			return this.waitingAtOpening.stream().map(this.calls::answered).toList();
 		}
 
 		List<Integer> unanswered() {
-			return this.sentAt.keySet().stream().filter((id) -> !this.answers.containsKey(id)).toList();
+			return IntStream.range(0, sent()).filter((id) -> this.calls.answered(id) == null).boxed().toList();
 		}
 
 		private long now() {
 			return this.time.now(TimeUnit.MILLISECONDS);
-		}
-
-	}
-
-	private static int idOf(ChatRequest request) {
-		Matcher matcher = CALL.matcher(request.messages().get(0).text());
-		return matcher.find() ? Integer.parseInt(matcher.group(1)) : -1;
-	}
-
-	private static final Pattern CALL = Pattern.compile("call (\\d+)");
-
-	private static void until(BooleanSupplier condition) {
-		// real time, for the servers' answers: generous, since a loaded machine is slow
-		long by = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > by) {
-				throw new AssertionError("Not settled within 30 s");
-			}
-			try {
-				Thread.sleep(1);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new AssertionError(ex);
-			}
-		}
-	}
-
-	/** The primary: each request held until the test answers it, by the call number in its prompt. */
-	private static final class Paced extends Dispatcher {
-
-		final Set<Integer> arrived = ConcurrentHashMap.newKeySet();
-
-		private final Map<Integer, CountDownLatch> held = new ConcurrentHashMap<>();
-
-		final AtomicInteger probes = new AtomicInteger();
-
-		private final CountDownLatch closing = new CountDownLatch(1);
-
-		private volatile boolean holdProbes;
-
-		private volatile boolean closed;
-
-		@Override
-		public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
-			Matcher matcher = CALL.matcher(request.getBody().utf8());
-			if (!matcher.find()) {
-				this.probes.incrementAndGet();
-				if (this.holdProbes) {
-					this.closing.await(60, TimeUnit.SECONDS);
-				}
-				return completion("probed");
-			}
-			int id = Integer.parseInt(matcher.group(1));
-			CountDownLatch latch = latch(id);
-			this.arrived.add(id);
-			latch.await(60, TimeUnit.SECONDS);
-			return completion(this.closed ? "too late" : "from primary " + id);
-		}
-
-		void holdProbes() {
-			this.holdProbes = true;
-		}
-
-		void answer(int id) {
-			latch(id).countDown();
-		}
-
-		private CountDownLatch latch(int id) {
-			return this.held.computeIfAbsent(id, (key) -> new CountDownLatch(1));
-		}
-
-		@Override
-		public void close() {
-			this.closed = true;
-			this.closing.countDown();
-			this.held.values().forEach(CountDownLatch::countDown);
 		}
 
 	}

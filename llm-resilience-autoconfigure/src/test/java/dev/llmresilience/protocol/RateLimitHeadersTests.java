@@ -57,18 +57,10 @@ class RateLimitHeadersTests {
 	@Test
 	void anthropicHeadersWithRfc3339Resets() {
 		HttpHeaders headers = new HttpHeaders();
-		headers.add("anthropic-ratelimit-requests-limit", "1000");
-		headers.add("anthropic-ratelimit-requests-remaining", "999");
-		headers.add("anthropic-ratelimit-requests-reset", "2025-08-21T12:40:59Z");
-		headers.add("anthropic-ratelimit-tokens-limit", "96000");
-		headers.add("anthropic-ratelimit-tokens-remaining", "96000");
-		headers.add("anthropic-ratelimit-tokens-reset", "2025-08-21T12:40:59Z");
-		headers.add("anthropic-ratelimit-input-tokens-limit", "80000");
-		headers.add("anthropic-ratelimit-input-tokens-remaining", "80000");
-		headers.add("anthropic-ratelimit-input-tokens-reset", "2025-08-21T12:40:59Z");
-		headers.add("anthropic-ratelimit-output-tokens-limit", "16000");
-		headers.add("anthropic-ratelimit-output-tokens-remaining", "15000");
-		headers.add("anthropic-ratelimit-output-tokens-reset", "2025-08-21T12:41:00Z");
+		anthropic(headers, "requests", "1000", "999", "2025-08-21T12:40:59Z");
+		anthropic(headers, "tokens", "96000", "96000", "2025-08-21T12:40:59Z");
+		anthropic(headers, "input-tokens", "80000", "80000", "2025-08-21T12:40:59Z");
+		anthropic(headers, "output-tokens", "16000", "15000", "2025-08-21T12:41:00Z");
 		headers.add("anthropic-ratelimit-output-tokens-reset-ignored", "x");
 		ProviderLimits limits = this.failures.rateLimits("claude", headers);
 		assertThat(limits).isEqualTo(new ProviderLimits(new Window(1000, 999, Duration.ofSeconds(59)),
@@ -95,6 +87,13 @@ class RateLimitHeadersTests {
 		ProviderLimits limits = this.failures.rateLimits("gpt", headers);
 		assertThat(limits.requests()).isEqualTo(new Window(-1, 12, null));
 		assertThat(limits.tokens()).as("nothing readable").isNull();
+	}
+
+	// Anthropic's three headers of one limit: anthropic-ratelimit-{kind}-{limit,remaining,reset}
+	private static void anthropic(HttpHeaders headers, String kind, String limit, String remaining, String reset) {
+		headers.add("anthropic-ratelimit-" + kind + "-limit", limit);
+		headers.add("anthropic-ratelimit-" + kind + "-remaining", remaining);
+		headers.add("anthropic-ratelimit-" + kind + "-reset", reset);
 	}
 
 	@Test
