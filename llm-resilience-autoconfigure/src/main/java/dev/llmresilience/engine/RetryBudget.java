@@ -1,7 +1,6 @@
 package dev.llmresilience.engine;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 
 import dev.llmresilience.gateway.EndpointSettings;
@@ -26,7 +25,7 @@ final class RetryBudget {
 
 	private final long floor;
 
-	private final AtomicReferenceArray<Second> seconds = new AtomicReferenceArray<>(SECONDS);
+	private final SlidingCounts counts = new SlidingCounts(SECONDS * SECOND, SECONDS);
 
 	private final LongAdder refused = new LongAdder();
 
@@ -40,7 +39,7 @@ final class RetryBudget {
 	 * @param now the scheduler's time
 	 */
 	void call(long now) {
-		second(now).calls.increment();
+		this.counts.call(now);
 	}
 
 	/**
@@ -50,12 +49,12 @@ final class RetryBudget {
 	 * @return true when the retry may go
 	 */
 	synchronized boolean tryRetry(long now) {
-		Window window = window(now);
-		if (window.retries() + 1 > window.allowed()) {
+		SlidingCounts.Window window = this.counts.window(now);
+		if (window.extras() + 1 > allowed(window)) {
 			this.refused.increment();
 			return false;
 		}
-		second(now).retries.increment();
+		this.counts.extra(now);
 		return true;
 	}
 
@@ -65,59 +64,15 @@ final class RetryBudget {
 	 * @return calls and retries over the last minute, what is left, and the retries refused so far
 	 */
 	State state(long now) {
-		Window window = window(now);
-		long allowed = (long) Math.floor(window.allowed());
-		return new State(this.percent, this.floor / SECONDS, window.calls(), window.retries(),
-				Math.max(0, allowed - window.retries()), this.refused.sum());
+		SlidingCounts.Window window = this.counts.window(now);
+		long allowed = (long) Math.floor(allowed(window));
+		return new State(this.percent, this.floor / SECONDS, window.calls(), window.extras(),
+				Math.max(0, allowed - window.extras()), this.refused.sum());
 	}
 
-	// The calls and retries of the last minute's seconds.
-	private Window window(long now) {
-		long current = Math.floorDiv(now, SECOND);
-		long calls = 0;
-		long retries = 0;
-		for (int i = 0; i < SECONDS; i++) {
-			Second second = this.seconds.get(i);
-			if (second != null && current - second.second < SECONDS) {
-				calls += second.calls.sum();
-				retries += second.retries.sum();
-			}
-		}
-		return new Window(calls, retries, calls * this.percent / 100 + this.floor);
-	}
-
-	// This second's counts, in the slot that held an older second until now.
-	private Second second(long now) {
-		long current = Math.floorDiv(now, SECOND);
-		int slot = (int) Math.floorMod(current, (long) SECONDS);
-		while (true) {
-			Second second = this.seconds.get(slot);
-			if (second != null && second.second == current) {
-				return second;
-			}
-			Second fresh = new Second(current);
-			if (this.seconds.compareAndSet(slot, second, fresh)) {
-				return fresh;
-			}
-		}
-	}
-
-	private record Window(long calls, long retries, double allowed) {
-
-	}
-
-	private static final class Second {
-
-		private final long second;
-
-		private final LongAdder calls = new LongAdder();
-
-		private final LongAdder retries = new LongAdder();
-
-		private Second(long second) {
-			this.second = second;
-		}
-
+	// the retries the window's calls allow
+	private double allowed(SlidingCounts.Window window) {
+		return window.calls() * this.percent / 100 + this.floor;
 	}
 
 	/**
