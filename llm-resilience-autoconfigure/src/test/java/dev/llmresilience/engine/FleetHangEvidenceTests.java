@@ -225,9 +225,9 @@ class FleetHangEvidenceTests {
 
 		private void send(int replica) {
 			long latency = HEALTHY[this.sent[replica]++ % HEALTHY.length];
-			// the call's number is known before it is sent, so that its primary can be found
-			this.replicaOf.put(this.calls.sent(), replica);
-			this.calls.send(this.gateways.get(replica), now(), (now() + latency < HANG) ? latency : PacedCalls.NEVER);
+			// its primary is looked up only when the calls settle, after this
+			int id = this.calls.send(this.gateways.get(replica), now(), (now() + latency < HANG) ? latency : PacedCalls.NEVER);
+			this.replicaOf.put(id, replica);
 		}
 
 		// the calls of a replica that its primary was never to answer
