@@ -25,8 +25,10 @@ import reactor.core.publisher.Mono;
  * on the replica that ended it: each request completes once, although a replica cut off from Redis
  * may have made an attempt that another one repeats. The message of an end that counted stays on
  * the stream until its event is published ({@code deferred-evented.lua}): a replica that dies in
- * between leaves it to the one that takes its messages over, which publishes the event. So an event
- * comes at least once (twice if a replica dies after it published and before Redis heard of it).
+ * between leaves it to the one that takes its messages over, which publishes the event, also when it
+ * took the message over before that end (the replica was unheard of for its timeout while it still
+ * ran the request): its own end then learns that the other one counted with its event due. So an
+ * event comes at least once (twice if a replica dies after it published and before Redis heard of it).
  *
  * <p>A new request's ticket is given once Redis has acknowledged its entry ({@link #add}); when
  * Redis is unavailable, or does not answer within the command timeout, it is held here and reported
@@ -251,6 +253,10 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			.end(TicketDigest.of(ticket), ended.entry.state().name(), this.codec.write(ended.entry),
 					(ended.id != null) ? ended.id : "", reason)
 			.subscribe((counts) -> {
+				if (counts == 3) {
+					publishTheirs(ticket, ended);
+					return;
+				}
 				boolean mine = this.held.remove(ticket, ended);
 				if (mine && counts == 1) {
 					if (ended.won != null) {
@@ -268,6 +274,30 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 							+ "was unheard of, and its event published by the replica that took it");
 				}
 			}, (error) -> { });
+	}
+
+	/**
+	 * Another replica's end counted, and its event is due on the message this replica took over
+	 * (that replica was taken for gone while it still ran the request, and has not published the
+	 * event): published here, with the answer stored, and then the message let go. Until the stored
+	 * entry is read, this replica's end stays held, and is sent again at the next heartbeat.
+	 */
+	private void publishTheirs(String ticket, Held ended) {
+		String digest = TicketDigest.of(ticket);
+		this.redis.fields(ticket, List.of("json")).subscribe((fields) -> {
+			Runner here = this.runner;
+			if (ended.id == null || here == null || !this.held.remove(ticket, ended)) {
+				return;
+			}
+			try {
+				here.ended(read(fields.get(0), digest));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not publish the event of a deferred request another replica ended, whose message "
+						+ "this replica took over: " + ex, ex);
+			}
+			published(digest, ended.id);
+		}, (error) -> { });
 	}
 
 	/** A request's event is out: its message may leave the stream (again at a heartbeat if Redis did not answer). */

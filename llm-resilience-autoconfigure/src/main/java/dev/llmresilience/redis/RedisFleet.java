@@ -204,7 +204,10 @@ final class RedisFleet implements SharedState, AutoCloseable {
 		this.availability.close();
 		if (available) {
 			try {
-				this.redis.opsForZSet().add(key("replicas"), replica(), 0).block(this.settings.timeout());
+				// sent from this fleet's own thread: a driver wedged on its connection (a writer lock
+				// that never frees, lettuce#3880) then holds that thread, not the one closing the context
+				this.redis.opsForZSet().add(key("replicas"), replica(), 0).subscribeOn(this.scheduler)
+					.block(this.settings.timeout());
 			}
 			catch (RuntimeException ex) {
 				logger.debug("Could not mark replica '" + replica() + "' gone: " + ex);

@@ -6,7 +6,11 @@
 -- Returns 1 if this end counts (also when this replica's own end is sent again after a lost
 -- reply, while its event is still due), 0 if another replica ended the request first, 2 if this
 -- end counted and its event is out already: the reply was lost, the replica taken for gone, and the
--- one that took its message over published the event.
+-- one that took its message over published the event; 3 if another replica ended the request first
+-- and its event is still due on the message this replica holds: that replica was taken for gone
+-- (unheard of for its timeout) while it still ran the request, ended it, and has not published the
+-- event (it may have died). The message stays; this replica publishes the event, from the stored
+-- entry, and then lets the message go (deferred-evented.lua).
 -- The message of an end that counts stays pending, and the hash's 'event' names it, until the
 -- replica has published the request's event (deferred-evented.lua): if the replica dies first,
 -- the replica that takes its messages over publishes it (deferred-reclaim.lua).
@@ -23,6 +27,9 @@ if state and state ~= 'PENDING' then
       return 1
     end
     return 2
+  end
+  if ARGV[5] ~= '' and redis.call('HGET', KEYS[1], 'event') == ARGV[5] then
+    return 3
   end
   drop()
   return 0

@@ -47,6 +47,9 @@ class FleetKillTests {
 
 	private static final long SEED = Long.getLong("llm.kill.seed", System.nanoTime());
 
+	/** {@code -Dllm.kill.point} kills every run at that point (the delays still drawn from the seed). */
+	private static final @Nullable String POINT = System.getProperty("llm.kill.point");
+
 	@RegisterExtension
 	final RedisFleet redis = new RedisFleet();
 
@@ -168,7 +171,8 @@ class FleetKillTests {
 					ChildReplica child = next;
 					// the next child warms up while this run is taken over
 					next = (run + 1 < RUNS) ? child() : null;
-					KillPoint point = KillPoint.values()[random.nextInt(KillPoint.values().length)];
+					KillPoint drawn = KillPoint.values()[random.nextInt(KillPoint.values().length)];
+					KillPoint point = (POINT != null) ? KillPoint.valueOf(POINT) : drawn;
 					long delay = (point == KillPoint.AFTER_ANSWER && random.nextBoolean()) ? 1 + random.nextInt(20) : 0;
 					Outcome outcome = run(survivor, child, run, point, delay);
 					outcomes.add(outcome);

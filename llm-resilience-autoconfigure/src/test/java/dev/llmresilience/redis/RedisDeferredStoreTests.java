@@ -217,6 +217,37 @@ class RedisDeferredStoreTests {
 		assertThat(this.commands.xlen(PREFIX + "deferred")).as("its message is let go").isZero();
 	}
 
+	/**
+	 * A replica unheard of for its timeout (a pause, a loaded machine) has its messages taken over
+	 * while it still runs them: it may then end the request (its end counts, naming the message as
+	 * the one whose event is due) and die before it publishes the event. The replica that took the
+	 * message over learns of it when its own attempt ends: it publishes the other's event, with the
+	 * answer stored, and only then lets the message go. Without that the event was lost.
+	 */
+	@Test
+	void anEndOfARequestTakenOverFromAReplicaThatEndedItAndDiedPublishesThatReplicasEvent() {
+		Replica a = replica("a");
+		DeferredEntry entry = pending("dfr_owed");
+		a.store.add(entry).block(WAIT);
+		String id = this.commands.hget(hash("dfr_owed"), "id");
+		// b held the message, ended the request, as deferred-end.lua records it, and died before its event
+		DeferredEntry theirs = entry.completed(ChatResponse.builder().content("b's answer").endpoint("primary")
+				.model("gpt-x").build(), CREATED.plusSeconds(4));
+		this.commands.hset(hash("dfr_owed"), Map.of("state", "COMPLETED", "by", "b", "event", id, "json",
+				new DeferredCodec().write(theirs)));
+		AtomicInteger won = new AtomicInteger();
+		a.store.end(entry.completed(answer(), CREATED.plusSeconds(5)), won::incrementAndGet);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ended).hasSize(1));
+		assertThat(a.runner.ended.get(0).response().content()).as("the answer that counted").isEqualTo("b's answer");
+		assertThat(won).as("a's own end did not count").hasValue(0);
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.xlen(PREFIX + "deferred"))
+			.as("the message leaves the stream once the event is out").isZero());
+		assertThat(this.commands.hget(hash("dfr_owed"), "event")).isNull();
+		assertThat(this.commands.hget(hash("dfr_owed"), "by")).isEqualTo("b");
+		assertThat(a.store.find("dfr_owed")).isEmpty();
+		await().during(Duration.ofMillis(400)).atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ended).hasSize(1));
+	}
+
 	@Test
 	void anAttemptSavedHereReachesTheRequestsHashOnRedis() {
 		Replica a = replica("a");
