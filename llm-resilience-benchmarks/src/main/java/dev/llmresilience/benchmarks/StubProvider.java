@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.HttpHeaderNames;
@@ -89,6 +90,9 @@ final class StubProvider implements AutoCloseable {
 
 	private final FailureMode mode;
 
+	/** Each normal answer's time to its first token, drawn per request, or {@code null} for half of {@code delay}. */
+	private final @Nullable LongSupplier firstTokens;
+
 	private final boolean record;
 
 	private final List<Arrival> arrivals = new ArrayList<>();
@@ -110,9 +114,25 @@ final class StubProvider implements AutoCloseable {
 	 * @param record whether to record arrivals
 	 */
 	StubProvider(String name, Duration delay, Duration slow, FailureMode mode, boolean record) {
+		this(name, delay, slow, mode, null, record);
+	}
+
+	/**
+	 * A provider whose normal answers take their first token from {@code firstTokens}, drawn per
+	 * request, and the rest of the answer half of {@code delay} after it.
+	 * @param name names its event-loop threads
+	 * @param delay twice the time from the first token to the end
+	 * @param slow time to the first token in {@link FailureMode#SLOW_FIRST_TOKEN}
+	 * @param mode what it does in its outage
+	 * @param firstTokens each answer's time to its first token (nanoseconds), or {@code null} for half of {@code delay}
+	 * @param record whether to record arrivals
+	 */
+	StubProvider(String name, Duration delay, Duration slow, FailureMode mode, @Nullable LongSupplier firstTokens,
+			boolean record) {
 		this.delay = delay;
 		this.slow = slow;
 		this.mode = mode;
+		this.firstTokens = firstTokens;
 		this.record = record;
 		this.loops = LoopResources.create("stub-" + name, 1, 2, true);
 		this.server = HttpServer.create()
@@ -149,7 +169,8 @@ final class StubProvider implements AutoCloseable {
 						SERVER_ERROR.length);
 			}
 			// slow: the first token comes after the slow delay instead of half the normal one
-			Duration firstToken = down ? this.slow : this.delay.dividedBy(2);
+			Duration firstToken = down ? this.slow
+					: (this.firstTokens != null) ? Duration.ofNanos(this.firstTokens.getAsLong()) : this.delay.dividedBy(2);
 			Duration rest = this.delay.minus(this.delay.dividedBy(2));
 			if (stream) {
 				return events(response, firstToken, rest, probe, body.contains("\"include_usage\":true"));

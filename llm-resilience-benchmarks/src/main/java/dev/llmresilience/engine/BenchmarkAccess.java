@@ -109,6 +109,15 @@ public final class BenchmarkAccess {
 	 * @param maxRatio the most hedges per call over the window
 	 * @param window the window the ratio is counted over
 	 */
+	/**
+	 * How many times the endpoint's hang evidence opened its breaker since it was made.
+	 * @param endpoint the endpoint
+	 * @return the count
+	 */
+	public static long hangOpenings(LlmEndpoint endpoint) {
+		return endpoint.hang().describe().openings();
+	}
+
 	public record Hedge(boolean adaptive, double percentile, Duration delay, Duration minDelay, double maxRatio,
 			Duration window) {
 	}
