@@ -10,6 +10,8 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.ClientSettings.ProviderLimits;
 import dev.llmresilience.protocol.ClientSettings.RateLimitListener;
+import dev.llmresilience.spi.CapacityShare;
+import dev.llmresilience.spi.SharedState.CallCounter;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Schedulers;
 
@@ -17,8 +19,11 @@ import reactor.core.scheduler.Schedulers;
  * What one endpoint's provider will still take before it answers 429 (docs/capacity.md): its
  * configured {@code rate-limits} counted over one-minute windows, what its response headers
  * announced (each window's remaining until its reset, less the calls sent since), and the window a
- * 429 emptied until its reset. A call it cannot take is not sent. Counted per replica. Until a limit
- * is configured or announced it takes every call and costs one volatile read.
+ * 429 emptied until its reset. A call it cannot take is not sent. Counted per replica, unless it
+ * is {@linkplain #share shared}: then an emptied window (a 429, or headers saying nothing is left)
+ * is told to the fleet, which stops sending until its reset, and a configured requests-per-minute
+ * is counted for the fleet. Until a limit is configured or announced it takes every call and costs
+ * one volatile read.
  */
 final class EndpointCapacity implements RateLimitListener {
 
@@ -30,6 +35,8 @@ final class EndpointCapacity implements RateLimitListener {
 	}
 
 	private static final long MINUTE = TimeUnit.MINUTES.toNanos(1);
+
+	private static final long MINUTE_MILLIS = TimeUnit.MINUTES.toMillis(1);
 
 	private static final int DIMENSIONS = Dimension.values().length;
 
@@ -63,6 +70,16 @@ final class EndpointCapacity implements RateLimitListener {
 
 	// A 429 empties everything until its reset.
 	private long emptyUntil = Long.MIN_VALUE;
+
+	private volatile CapacityShare share = CapacityShare.LOCAL;
+
+	private volatile String name = "";
+
+	// the fleet's count of the configured requests per minute, when shared
+	private volatile @Nullable CallCounter fleetRequests;
+
+	// the latest end of an emptied window told to the fleet (scheduler nanos): each is told once
+	private long told = Long.MIN_VALUE;
 
 	EndpointCapacity(EndpointSettings settings, Clock clock) {
 		this.configured = settings.upstream().rateLimits();
@@ -98,6 +115,11 @@ final class EndpointCapacity implements RateLimitListener {
 			if (wait > 0) {
 				return -1 - wait;
 			}
+			CallCounter fleet = this.fleetRequests;
+			if (fleet != null && !fleet.tryAcquire()) {
+				// the fleet's minutes are the clock's
+				return -1 - TimeUnit.MILLISECONDS.toNanos(MINUTE_MILLIS - Math.floorMod(this.clock.millis(), MINUTE_MILLIS));
+			}
 			take(Dimension.REQUESTS, 1);
 			take(Dimension.TOKENS, tokens);
 			take(Dimension.INPUT_TOKENS, input);
@@ -121,7 +143,7 @@ final class EndpointCapacity implements RateLimitListener {
 
 	private long configuredRefusal(long tokens, long now) {
 		long wait = 0;
-		if (this.configured.requestsPerMinute() > 0) {
+		if (this.configured.requestsPerMinute() > 0 && this.fleetRequests == null) {
 			if (!current(this.requestWindow, now)) {
 				this.requestWindow = now;
 				this.requestsUsed = 0;
@@ -203,7 +225,69 @@ final class EndpointCapacity implements RateLimitListener {
 				this.active = true;
 			}
 		}
+		tell(now);
 	}
+
+	/**
+	 * Share this endpoint's capacity with the fleet: what empties it here is told to the others,
+	 * what they tell empties it here, and a configured requests-per-minute is the fleet's.
+	 * @param endpoint the endpoint's name
+	 * @param share the fleet's share
+	 */
+	void share(String endpoint, CapacityShare share) {
+		this.name = endpoint;
+		if (this.configured.requestsPerMinute() > 0) {
+			this.fleetRequests = share.requestsPerMinute(endpoint,
+					(int) Math.min(Integer.MAX_VALUE, this.configured.requestsPerMinute()));
+		}
+		share.onEmptied((name, until) -> {
+			if (name.equals(endpoint)) {
+				emptied(until);
+			}
+		});
+		this.share = share;
+	}
+
+	// another replica's 429, or headers that said nothing is left: nothing is sent here either until then
+	private void emptied(Instant until) {
+		long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
+		long left = Duration.between(this.clock.instant(), until).toNanos();
+		if (left <= 0) {
+			return;
+		}
+		synchronized (this) {
+			this.emptyUntil = Math.max(this.emptyUntil, now + left);
+			// heard from the fleet: not told back to it
+			this.told = Math.max(this.told, now + left);
+			this.active = true;
+		}
+	}
+
+	// Tell the fleet when this endpoint takes calls again, if that was learned here and not told yet:
+	// a 429's wait, or the latest reset of a window its headers said is spent.
+	private void tell(long now) {
+		CapacityShare fleet = this.share;
+		if (fleet == CapacityShare.LOCAL) {
+			return;
+		}
+		long until;
+		synchronized (this) {
+			until = this.emptyUntil;
+			for (Dimension dimension : Dimension.values()) {
+				int d = dimension.ordinal();
+				if (learned(dimension, now) && this.learnedRemaining[d] == 0) {
+					until = Math.max(until, this.learnedReset[d]);
+				}
+			}
+			// a window told already is not told again unless it ends later by a second or more
+			if (until <= now || until < this.told + TimeUnit.SECONDS.toNanos(1)) {
+				return;
+			}
+			this.told = until;
+		}
+		fleet.emptied(this.name, at(until, now));
+	}
+
 
 	@Override
 	public void limits(ProviderLimits limits) {
@@ -214,6 +298,7 @@ final class EndpointCapacity implements RateLimitListener {
 			learn(Dimension.INPUT_TOKENS, limits.inputTokens(), now);
 			learn(Dimension.OUTPUT_TOKENS, limits.outputTokens(), now);
 		}
+		tell(now);
 	}
 
 	private void learn(Dimension dimension, ProviderLimits.@Nullable Window window, long now) {
@@ -255,6 +340,12 @@ final class EndpointCapacity implements RateLimitListener {
 				: (dimension == Dimension.TOKENS) ? this.configured.tokensPerMinute() : 0;
 		long window = (dimension == Dimension.REQUESTS) ? this.requestWindow : this.tokenWindow;
 		long used = (dimension == Dimension.REQUESTS) ? this.requestsUsed : this.tokensUsed;
+		CallCounter fleet = this.fleetRequests;
+		if (limit > 0 && dimension == Dimension.REQUESTS && fleet != null) {
+			long next = TimeUnit.MILLISECONDS.toNanos(MINUTE_MILLIS - Math.floorMod(this.clock.millis(), MINUTE_MILLIS));
+			return new Known(limit, empty ? 0 : Math.max(0, limit - fleet.callsThisWindow()),
+					at(empty ? Math.max(this.emptyUntil, now + next) : now + next, now), Source.CONFIGURED);
+		}
 		if (limit > 0) {
 			boolean current = current(window, now);
 			return new Known(limit, empty ? 0 : Math.max(0, limit - (current ? used : 0)),

@@ -6,6 +6,7 @@ import java.time.Duration;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.SharedStateProperties;
 import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.CapacityShare;
 import dev.llmresilience.spi.SharedState;
 import org.jspecify.annotations.Nullable;
 
@@ -72,6 +73,20 @@ class SharedStateConfiguration {
 			endpoint.hang().shareOpenings(control);
 		}
 		return control;
+	}
+
+	/**
+	 * What the endpoints learn of their providers' rate limits, shared with the fleet when the
+	 * state is (a provider's limit is its key's, not a replica's).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	CapacityShare llmCapacityShare(SharedState sharedState, EndpointRegistry endpoints) {
+		CapacityShare share = sharedState.capacity();
+		for (LlmEndpoint endpoint : endpoints.endpoints()) {
+			endpoint.capacity().share(endpoint.name(), share);
+		}
+		return share;
 	}
 
 	private static void validate(String prefix, SharedStateProperties properties) {

@@ -38,6 +38,8 @@ final class RedisCallCounter implements CallCounter, AutoCloseable {
 
 	private final long windowMillis;
 
+	private final String name;
+
 	private final Clock clock;
 
 	private final int batch;
@@ -74,7 +76,20 @@ final class RedisCallCounter implements CallCounter, AutoCloseable {
 	 * @param clock the clock the windows are aligned to
 	 */
 	public RedisCallCounter(RedisFleet fleet, int maxCalls, Duration window, Clock clock) {
+		this(fleet, "guard", maxCalls, window, clock);
+	}
+
+	/**
+	 * Create a counter of its own name.
+	 * @param fleet this replica's seat in the fleet
+	 * @param name names its keys (the call-volume guard's are {@code guard})
+	 * @param maxCalls calls allowed per window, fleet-wide
+	 * @param window the window's length
+	 * @param clock the clock the windows are aligned to
+	 */
+	RedisCallCounter(RedisFleet fleet, String name, int maxCalls, Duration window, Clock clock) {
 		this.fleet = fleet;
+		this.name = name;
 		this.maxCalls = maxCalls;
 		this.windowMillis = window.toMillis();
 		this.clock = clock;
@@ -194,7 +209,7 @@ final class RedisCallCounter implements CallCounter, AutoCloseable {
 	}
 
 	private String key(long index) {
-		return this.fleet.key("guard:" + this.windowMillis + ":" + index);
+		return this.fleet.key(this.name + ":" + this.windowMillis + ":" + index);
 	}
 
 	@Override

@@ -8,11 +8,13 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.llmresilience.spi.BreakerControl;
+import dev.llmresilience.spi.CapacityShare;
 import dev.llmresilience.spi.DeferredStore;
 import dev.llmresilience.spi.SharedState;
 import dev.llmresilience.spi.SharedState.CallCounter;
 import dev.llmresilience.spi.SharedState.SpendLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.data.redis.connection.ReactiveRedisConnectionFactory;
@@ -30,6 +32,8 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 	private final Clock clock;
 
 	private final List<AutoCloseable> parts = new ArrayList<>();
+
+	private @Nullable RedisCapacityShare capacity;
 
 	private boolean running;
 
@@ -83,6 +87,15 @@ public final class RedisSharedState implements SharedState, SmartLifecycle, Auto
 		RedisCallCounter counter = new RedisCallCounter(this.fleet, maxCalls, window, this.clock);
 		this.parts.add(counter);
 		return counter;
+	}
+
+	@Override
+	public synchronized CapacityShare capacity() {
+		if (this.capacity == null) {
+			this.capacity = new RedisCapacityShare(this.fleet, this.clock);
+			this.parts.add(this.capacity);
+		}
+		return this.capacity;
 	}
 
 	@Override

@@ -11,8 +11,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The state the replicas of an application share ({@code llm.shared-state.type}): where it stands,
- * and the shared counterparts of the breakers, the call-volume guard's counter, the budget's ledger
- * and the deferred store. {@link #LOCAL} shares nothing: each of those is this instance's own.
+ * and the shared counterparts of the breakers, the call-volume guard's counter, the budget's ledger,
+ * the deferred store and what is known of the providers' rate limits. {@link #LOCAL} shares nothing: each of those is this instance's own.
  */
 public interface SharedState {
 
@@ -51,6 +51,14 @@ public interface SharedState {
 	 */
 	default @Nullable DeferredStore deferredStore(Duration retention) {
 		return null;
+	}
+
+	/**
+	 * What the replicas tell each other of their providers' rate limits.
+	 * @return the fleet's share, or {@link CapacityShare#LOCAL}
+	 */
+	default CapacityShare capacity() {
+		return CapacityShare.LOCAL;
 	}
 
 	/**

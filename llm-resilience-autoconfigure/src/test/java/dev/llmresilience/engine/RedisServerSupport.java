@@ -37,12 +37,22 @@ public final class RedisServerSupport implements AutoCloseable {
 	 * @param needed the real time the test takes at most
 	 */
 	public static void clearOfTheHour(Duration needed) {
+		clearOf(ChronoUnit.HOURS, needed);
+	}
+
+	/**
+	 * Wait, if need be, until a test that takes {@code needed} of real time cannot cross the end
+	 * of the clock's current {@code unit} (an hour, a minute).
+	 * @param unit the clock's unit whose end is to be kept clear of
+	 * @param needed the real time the test takes at most
+	 */
+	public static void clearOf(ChronoUnit unit, Duration needed) {
 		Instant now = Instant.now();
-		Instant nextHour = now.truncatedTo(ChronoUnit.HOURS).plus(Duration.ofHours(1));
-		if (Duration.between(now, nextHour).compareTo(needed) < 0) {
+		Instant next = now.truncatedTo(unit).plus(unit.getDuration());
+		if (Duration.between(now, next).compareTo(needed) < 0) {
 			try {
 				// a real clock boundary of a real server: no virtual time can move it
-				Thread.sleep(Duration.between(now, nextHour).plusSeconds(1).toMillis());
+				Thread.sleep(Duration.between(now, next).plusSeconds(1).toMillis());
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
