@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Usage;
@@ -72,6 +73,9 @@ final class EndpointCapacity implements RateLimitListener {
 	private long emptyUntil = Long.MIN_VALUE;
 
 	private volatile CapacityShare share = CapacityShare.LOCAL;
+
+	// the endpoint's calls in flight upstream (its bulkhead's), the answer being read among them
+	private volatile IntSupplier inFlight = () -> 1;
 
 	private volatile String name = "";
 
@@ -229,6 +233,14 @@ final class EndpointCapacity implements RateLimitListener {
 	}
 
 	/**
+	 * Where to read the endpoint's calls in flight upstream.
+	 * @param calls its count, the call whose answer is being read included
+	 */
+	void inFlight(IntSupplier calls) {
+		this.inFlight = calls;
+	}
+
+	/**
 	 * Share this endpoint's capacity with the fleet: what empties it here is told to the others,
 	 * what they tell empties it here, and a configured requests-per-minute is the fleet's.
 	 * @param endpoint the endpoint's name
@@ -312,9 +324,13 @@ final class EndpointCapacity implements RateLimitListener {
 			return;
 		}
 		// an answer to a call sent before others does not count them: never believe more is left
-		// than the calls sent since leave of the window already known
+		// than the calls sent since leave of the window already known; and of a window first
+		// announced, the other requests in flight now were sent after this one, as far as anyone
+		// knows (from then on, each call sent is taken from what is left here)
 		boolean current = learned(dimension, now);
-		this.learnedRemaining[d] = current ? Math.min(this.learnedRemaining[d], window.remaining()) : window.remaining();
+		long said = (dimension == Dimension.REQUESTS && !current)
+				? Math.max(0, window.remaining() - Math.max(0, this.inFlight.getAsInt() - 1)) : window.remaining();
+		this.learnedRemaining[d] = current ? Math.min(this.learnedRemaining[d], said) : said;
 		this.learnedLimit[d] = window.limit();
 		this.learnedReset[d] = current ? Math.max(this.learnedReset[d], reset) : reset;
 		this.learned[d] = true;

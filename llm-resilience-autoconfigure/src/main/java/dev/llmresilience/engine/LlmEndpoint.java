@@ -111,6 +111,8 @@ public final class LlmEndpoint {
 			Bulkhead bulkhead, FailureClassifier classifier, CallVolumeGuard guard, Clock clock,
 			EndpointCapacity capacity) {
 		this.capacity = capacity;
+		capacity.inFlight(() -> bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
+				- bulkhead.getMetrics().getAvailableConcurrentCalls());
 		this.retryBudget = new RetryBudget(settings.retry());
 		this.settings = settings;
 		this.client = client;

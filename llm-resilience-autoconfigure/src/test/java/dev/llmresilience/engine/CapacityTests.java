@@ -2,13 +2,18 @@ package dev.llmresilience.engine;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
 import dev.llmresilience.support.RateLimitedProvider;
@@ -31,6 +36,7 @@ import org.springframework.context.ApplicationContext;
 import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Capacity known before the 429 (docs/capacity.md), over real local HTTP: fake providers that
@@ -90,6 +96,70 @@ class CapacityTests {
 				assertThat(chat(context).tier()).as("after the reset").isEqualTo(Tier.PRIMARY);
 				assertThat(primary.received()).isEqualTo(4);
 				assertThat(primary.refused()).isZero();
+			});
+		}
+	}
+
+	/**
+	 * The first answer of a window says what was left when its request arrived: the calls sent
+	 * after it and still in flight are not counted in it, and must be by the gateway, or each
+	 * window ends with as many 429s as calls were in flight when it was first announced (the 429
+	 * storm replay: 61 429s in 10 minutes without, 0 with).
+	 */
+	@Test
+	void callsInFlightWhenAWindowIsFirstAnnouncedCountAgainstIt() {
+		try (FakeUpstream upstreams = FakeUpstream.start()) {
+			RateLimitedProvider limited = provider(Wire.OPENAI, 5, Duration.ofSeconds(60));
+			CountDownLatch arrived = new CountDownLatch(3);
+			CountDownLatch release = new CountDownLatch(1);
+			CountDownLatch next = new CountDownLatch(4);
+			AtomicInteger order = new AtomicInteger();
+			upstreams.primary().setDispatcher(new Dispatcher() {
+				@Override
+				public MockResponse dispatch(RecordedRequest request) throws InterruptedException {
+					int arrival = order.incrementAndGet();
+					MockResponse response = limited.dispatch(request);
+					arrived.countDown();
+					if (arrival == 1) {
+						// its headers (4 left) are read with the next two requests in flight
+						arrived.await(10, TimeUnit.SECONDS);
+					}
+					else if (arrival <= 3) {
+						release.await(10, TimeUnit.SECONDS);
+					}
+					else {
+						// the next calls are all sent before any of them is answered (2 s at most: only
+						// 2 of the 4 come when the gateway counts the calls in flight)
+						next.countDown();
+						next.await(2, TimeUnit.SECONDS);
+					}
+					return response;
+				}
+			});
+			upstreams.backup().setDispatcher(answering("from backup"));
+			upstreams.withActuator().withPropertyValues("llm.defaults.retry.max-attempts=1").run((context) -> {
+				LlmGateway gateway = context.getBean(LlmGateway.class);
+				List<ChatResponse> first = new CopyOnWriteArrayList<>();
+				for (int i = 0; i < 3; i++) {
+					gateway.chat(ChatRequest.ofUser("hello")).subscribe(first::add);
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> first.size() == 1);
+				// 4 left as the first answer said, less the 2 in flight: 2, for 4 calls sent at once
+				List<ChatResponse> then = new CopyOnWriteArrayList<>();
+				for (int i = 0; i < 4; i++) {
+					gateway.chat(ChatRequest.ofUser("hello")).subscribe(then::add);
+				}
+				await().atMost(Duration.ofSeconds(10)).until(() -> then.size() == 4);
+				assertThat(then).filteredOn((answer) -> answer.tier() == Tier.PRIMARY).hasSize(2);
+				assertThat(then).filteredOn((answer) -> answer.tier() == Tier.FALLBACK)
+					.hasSize(2)
+					.allSatisfy((answer) -> assertThat(answer.attempts()).extracting(Attempt::endpoint, Attempt::outcome)
+						.containsExactly(tuple("primary", Outcome.CAPACITY_EXHAUSTED), tuple("backup", Outcome.SUCCESS)));
+				release.countDown();
+				await().atMost(Duration.ofSeconds(10)).until(() -> first.size() == 3);
+				assertThat(first).extracting(ChatResponse::tier).containsOnly(Tier.PRIMARY);
+				assertThat(limited.received()).as("the window's 5 requests").isEqualTo(5);
+				assertThat(limited.refused()).as("429s").isZero();
 			});
 		}
 	}

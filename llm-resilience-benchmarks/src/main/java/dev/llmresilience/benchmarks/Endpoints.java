@@ -158,6 +158,19 @@ final class Endpoints implements AutoCloseable {
 	}
 
 	/**
+	 * An endpoint over the real OpenAI-compatible client that learns its provider's rate limits
+	 * from the answers' headers, as the auto-configuration makes it.
+	 * @param settings its settings
+	 * @return the endpoint
+	 */
+	LlmEndpoint learning(EndpointSettings settings) {
+		ConnectionProvider pool = OpenAiClientFactory.connectionProvider(settings.client());
+		this.pools.add(pool);
+		return BenchmarkAccess.learning(settings, this.classifier,
+				(client) -> this.clients.create(client, WebClient.builder(), pool));
+	}
+
+	/**
 	 * A gateway with no cache, no deferral, no guard, no listener and no observation (the defaults
 	 * but for the deferred queue, which only non-deferrable requests reach here anyway).
 	 * @param routes the routes

@@ -8,11 +8,13 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.failure.FailureClassifier;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGateway;
+import dev.llmresilience.protocol.ClientSettings;
 import dev.llmresilience.protocol.Completion;
 import dev.llmresilience.protocol.LlmClient;
 import dev.llmresilience.spi.BalanceSource;
@@ -109,6 +111,23 @@ public final class BenchmarkAccess {
 	 * @param maxRatio the most hedges per call over the window
 	 * @param window the window the ratio is counted over
 	 */
+	/**
+	 * An endpoint whose client tells its capacity what the provider's headers announce, as the
+	 * auto-configuration makes it.
+	 * @param settings its settings
+	 * @param classifier the failure rules
+	 * @param clients makes its client from the client settings given
+	 * @return the endpoint
+	 */
+	public static LlmEndpoint learning(EndpointSettings settings, FailureClassifier classifier,
+			Function<ClientSettings, LlmClient> clients) {
+		EndpointCapacity capacity = new EndpointCapacity(settings, Clock.systemUTC());
+		EndpointFactory factory = new EndpointFactory(CircuitBreakerRegistry.ofDefaults(), RetryRegistry.ofDefaults(),
+				BulkheadRegistry.ofDefaults(), classifier, Clock.systemUTC(),
+				() -> ThreadLocalRandom.current().nextDouble());
+		return factory.create(settings, clients.apply(settings.client().withRateLimits(capacity)), capacity);
+	}
+
 	/**
 	 * How many times the endpoint's hang evidence opened its breaker since it was made.
 	 * @param endpoint the endpoint
