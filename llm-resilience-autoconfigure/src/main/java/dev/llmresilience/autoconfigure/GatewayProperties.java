@@ -49,6 +49,15 @@ public class GatewayProperties {
 	 */
 	private int maxConcurrentCalls = 0;
 
+	/**
+	 * The part of each endpoint's capacity that batch calls (ChatRequest priority BATCH) may use, a
+	 * fraction over 0 and at most 1: of its known request rate limit, else of its bulkhead's calls in
+	 * flight. Past it a batch call goes to the route's next endpoint (attempt outcome
+	 * CAPACITY_EXHAUSTED), then defers if deferrable, else is BUSY; interactive calls keep the rest.
+	 * Counted per replica.
+	 */
+	private double batchShare = 0.5;
+
 	/** The deferred tier: deferrable requests wait in a queue and complete in the background. */
 	@NestedConfigurationProperty
 	private final DeferralProperties deferral = new DeferralProperties();
@@ -143,6 +152,14 @@ public class GatewayProperties {
 
 	public Stream getStream() {
 		return this.stream;
+	}
+
+	public double getBatchShare() {
+		return this.batchShare;
+	}
+
+	public void setBatchShare(double batchShare) {
+		this.batchShare = batchShare;
 	}
 
 	public int getMaxConcurrentCalls() {

@@ -27,13 +27,16 @@ import org.jspecify.annotations.Nullable;
  * @param tools the functions the model may call; empty for none
  * @param toolChoice whether and which tool the model must call, or {@code null} for the provider's
  * default (auto when there are tools)
+ * @param priority whose call it is: {@link Priority#INTERACTIVE} (the default, also for {@code null})
+ * or {@link Priority#BATCH}, which uses at most {@code llm.gateway.batch-share} of an endpoint
  */
 public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
 		@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
 		@Nullable Duration deadline, boolean deferrable, @Nullable String cacheScope, List<Tool> tools,
-		@Nullable ToolChoice toolChoice) {
+		@Nullable ToolChoice toolChoice, Priority priority) {
 
 	public ChatRequest {
+		priority = (priority != null) ? priority : Priority.INTERACTIVE;
 		if (messages == null || messages.isEmpty()) {
 			throw new IllegalArgumentException("A ChatRequest needs at least one message");
 		}
@@ -45,6 +48,28 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		if (tools.stream().map(Tool::name).distinct().count() != tools.size()) {
 			throw new IllegalArgumentException("A ChatRequest's tools must have distinct names");
 		}
+	}
+
+	/**
+	 * An interactive request.
+	 * @param messages the conversation, at least one message
+	 * @param route the route to use, or {@code null} for the default route
+	 * @param temperature sampling temperature, or {@code null} for the model's default
+	 * @param maxTokens largest completion, or {@code null} for the model's default
+	 * @param extra further fields passed through to the provider's request body as they are
+	 * @param timeout overrides the endpoint's per-attempt {@code timeout}, or {@code null}
+	 * @param deadline overrides {@code llm.gateway.deadline} for this call, or {@code null}
+	 * @param deferrable whether this request may wait in the deferred queue when nothing can answer now
+	 * @param cacheScope the fallback cache's scope of the answer, or {@code null}
+	 * @param tools the functions the model may call; empty for none
+	 * @param toolChoice whether and which tool the model must call, or {@code null}
+	 */
+	public ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
+			@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
+			@Nullable Duration deadline, boolean deferrable, @Nullable String cacheScope, List<Tool> tools,
+			@Nullable ToolChoice toolChoice) {
+		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, cacheScope, tools,
+				toolChoice, null);
 	}
 
 	/**
@@ -62,7 +87,7 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 	public ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
 			@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
 			@Nullable Duration deadline, boolean deferrable, @Nullable String cacheScope) {
-		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, cacheScope, List.of(), null);
+		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, cacheScope, List.of(), null, null);
 	}
 
 	/**
@@ -79,7 +104,7 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 	public ChatRequest(List<ChatMessage> messages, @Nullable String route, @Nullable Double temperature,
 			@Nullable Integer maxTokens, Map<String, Object> extra, @Nullable Duration timeout,
 			@Nullable Duration deadline, boolean deferrable) {
-		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, null, List.of(), null);
+		this(messages, route, temperature, maxTokens, extra, timeout, deadline, deferrable, null, List.of(), null, null);
 	}
 
 	/**
@@ -116,6 +141,7 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		builder.cacheScope = this.cacheScope;
 		builder.tools.addAll(this.tools);
 		builder.toolChoice = this.toolChoice;
+		builder.priority = this.priority;
 		return builder;
 	}
 
@@ -149,6 +175,8 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 		private final List<Tool> tools = new ArrayList<>();
 
 		private @Nullable ToolChoice toolChoice;
+
+		private @Nullable Priority priority;
 
 		private Builder() {
 		}
@@ -263,9 +291,22 @@ public record ChatRequest(List<ChatMessage> messages, @Nullable String route, @N
 			return this;
 		}
 
+		/**
+		 * Say whose call this is: a {@link Priority#BATCH} call uses at most
+		 * {@code llm.gateway.batch-share} of an endpoint's capacity and yields the rest to
+		 * interactive calls.
+		 * @param priority the priority, or {@code null} for {@link Priority#INTERACTIVE}
+		 * @return this builder
+		 */
+		public Builder priority(@Nullable Priority priority) {
+			this.priority = priority;
+			return this;
+		}
+
 		public ChatRequest build() {
 			return new ChatRequest(this.messages, this.route, this.temperature, this.maxTokens, this.extra,
-					this.timeout, this.deadline, this.deferrable, this.cacheScope, this.tools, this.toolChoice);
+					this.timeout, this.deadline, this.deferrable, this.cacheScope, this.tools, this.toolChoice,
+					this.priority);
 		}
 
 	}

@@ -66,7 +66,8 @@ public enum Outcome {
 	/**
 	 * What is known of the provider's rate limit (its configured {@code rate-limits}, what its
 	 * headers announced, or a 429) cannot take the call before the window's reset: no call was made,
-	 * and the call goes on to the route's next endpoint at once instead of into a 429. Unlike
+	 * and the call goes on to the route's next endpoint at once instead of into a 429. Also a
+	 * {@link Priority#BATCH} call past {@code llm.gateway.batch-share} of the endpoint. Unlike
 	 * {@link #RATE_LIMITED}, no request reached the provider: not a breaker failure, not retried.
 	 */
 	CAPACITY_EXHAUSTED(false, false, Action.FALL_BACK),

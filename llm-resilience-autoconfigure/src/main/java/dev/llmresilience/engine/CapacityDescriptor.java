@@ -9,15 +9,17 @@ import reactor.core.scheduler.Schedulers;
 /**
  * An endpoint's known capacity and retry budget in {@code /actuator/llmbreakers}: for requests and
  * tokens, the limit known now, what is left, when it is whole again and where it is known from,
- * {@code null} when nothing is known; the calls routed away before a 429; the retry budget.
- * Counted per replica.
+ * {@code null} when nothing is known; the calls routed away before a 429; the retry budget; the
+ * batch share. Counted per replica.
  *
  * @param requests the request limit, or {@code null}
  * @param tokens the token limit, or {@code null}
  * @param routedAway calls not sent because the known limit could not take them, since start-up
  * @param retryBudget the retry budget over the last minute
+ * @param batch what batch calls use of the endpoint
  */
-record CapacityDescriptor(@Nullable Window requests, @Nullable Window tokens, long routedAway, Budget retryBudget) {
+record CapacityDescriptor(@Nullable Window requests, @Nullable Window tokens, long routedAway, Budget retryBudget,
+		Batch batch) {
 
 	static CapacityDescriptor of(LlmEndpoint endpoint) {
 		long now = Schedulers.parallel().now(TimeUnit.NANOSECONDS);
@@ -26,7 +28,8 @@ record CapacityDescriptor(@Nullable Window requests, @Nullable Window tokens, lo
 		return new CapacityDescriptor(Window.of(capacity.known(EndpointCapacity.Dimension.REQUESTS, now)),
 				Window.of(capacity.known(EndpointCapacity.Dimension.TOKENS, now)), endpoint.routedAwayCount(),
 				new Budget(budget.percent(), budget.minPerSecond(), budget.calls(), budget.retries(), budget.left(),
-						budget.refused()));
+						budget.refused()),
+				Batch.of(endpoint.batchShare(), endpoint.batchShare().limit(capacity, endpoint.bulkhead(), now)));
 	}
 
 	/**
@@ -58,6 +61,25 @@ record CapacityDescriptor(@Nullable Window requests, @Nullable Window tokens, lo
 	 * @param refused retries it refused since start-up
 	 */
 	record Budget(float percent, long minPerSecond, long calls, long retries, long left, long refused) {
+
+	}
+
+	/**
+	 * What batch calls use of the endpoint ({@code llm.gateway.batch-share}).
+	 *
+	 * @param share {@code llm.gateway.batch-share}
+	 * @param basis {@code RATE_LIMIT} (a share of each window of its known request limit) or
+	 * {@code BULKHEAD} (a share of its bulkhead's calls in flight, no request limit being known)
+	 * @param limit the batch calls allowed: of a whole window for {@code RATE_LIMIT}, in flight at
+	 * once for {@code BULKHEAD}
+	 * @param inFlight batch calls in flight on the endpoint now
+	 * @param refused batch calls not sent because the share was used, since start-up
+	 */
+	record Batch(double share, String basis, long limit, int inFlight, long refused) {
+
+		static Batch of(BatchShare share, BatchShare.Limit limit) {
+			return new Batch(share.share(), limit.basis().name(), limit.calls(), share.inFlight(), share.refused());
+		}
 
 	}
 

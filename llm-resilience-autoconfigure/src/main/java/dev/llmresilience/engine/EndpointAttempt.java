@@ -62,6 +62,8 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 			AttemptReport.STAGE,
 			// no attempt once the call's deadline has run out
 			DeadlineCheck.STAGE,
+			// a batch call within the endpoint's batch share, before it takes any of the rate limit
+			BatchAdmission.STAGE,
 			// none into a rate limit known to be spent; a 429 empties the endpoint's capacity
 			CapacityCheck.STAGE,
 			// a permit of the endpoint's breaker; the end recorded in it
@@ -106,6 +108,8 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 	@Nullable AttemptWatchdog<Object> watchdog;
 
 	long reservedTokens;
+
+	boolean batchCounted;
 
 	private long start;
 

@@ -41,6 +41,8 @@ final class EndpointFactory {
 
 	private final CallVolumeGuard guard;
 
+	private double batchShare = BatchShare.DEFAULT_SHARE;
+
 	/**
 	 * Create a factory.
 	 * @param circuitBreakers registry the breakers are created in
@@ -100,7 +102,19 @@ final class EndpointFactory {
 		Bulkhead bulkhead = this.bulkheads.find(settings.name())
 			.orElseGet(() -> this.bulkheads.bulkhead(settings.name(), bulkheadConfig(settings.bulkhead())));
 		return new LlmEndpoint(settings, client, circuitBreaker, retry, bulkhead, this.classifier, this.guard, this.clock,
-				capacity);
+				capacity, new BatchShare(this.batchShare));
+	}
+
+	/**
+	 * A factory like this one whose endpoints let batch calls use the given share of their capacity.
+	 * @param share {@code llm.gateway.batch-share}, in (0, 1]
+	 * @return the factory
+	 */
+	EndpointFactory withBatchShare(double share) {
+		EndpointFactory factory = new EndpointFactory(this.circuitBreakers, this.retries, this.bulkheads, this.classifier,
+				this.clock, this.random, this.guard);
+		factory.batchShare = new BatchShare(share).share();
+		return factory;
 	}
 
 	/**

@@ -129,7 +129,8 @@ public final class LlmAutoConfiguration {
 		List<EndpointSettings> settings = resolver.endpoints();
 		EndpointFactory endpointFactory = new EndpointFactory(registries.circuitBreakers(), registries.retries(),
 				registries.bulkheads(), classifier, Clock.systemUTC(), () -> ThreadLocalRandom.current().nextDouble(),
-				guard.getIfAvailable(CallVolumeGuard::off));
+				guard.getIfAvailable(CallVolumeGuard::off))
+			.withBatchShare(batchShare(properties.getGateway().getBatchShare()));
 		List<LlmEndpoint> endpoints = new ArrayList<>();
 		List<AutoCloseable> resources = new ArrayList<>();
 		for (EndpointSettings endpoint : settings) {
@@ -146,6 +147,13 @@ public final class LlmAutoConfiguration {
 		Map<String, List<String>> routes = configuredRoutes.routes(settings);
 		StartupSummary.log(settings, routes, properties, !configuredRoutes.configures(EndpointRegistry.DEFAULT_ROUTE));
 		return new EndpointRegistry(endpoints, routes, resources);
+	}
+
+	private static double batchShare(double share) {
+		LlmConfigurationException.check(share > 0 && share <= 1, "llm.gateway.batch-share", share,
+				"but must be over 0 and at most 1",
+				"It is a fraction of each endpoint's capacity: 0.5 lets batch calls use half, 1 lets them use all of it.");
+		return share;
 	}
 
 	@Bean

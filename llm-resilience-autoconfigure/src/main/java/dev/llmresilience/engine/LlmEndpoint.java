@@ -69,6 +69,8 @@ public final class LlmEndpoint {
 
 	private final RetryBudget retryBudget;
 
+	private final BatchShare batchShare;
+
 	private final LongAdder routedAway = new LongAdder();
 
 	private final LongAdder retriesRefused = new LongAdder();
@@ -103,16 +105,17 @@ public final class LlmEndpoint {
 	public LlmEndpoint(EndpointSettings settings, LlmClient client, CircuitBreaker circuitBreaker, Retry retry,
 			Bulkhead bulkhead, FailureClassifier classifier, CallVolumeGuard guard, Clock clock) {
 		this(settings, client, circuitBreaker, retry, bulkhead, classifier, guard, clock,
-				new EndpointCapacity(settings, clock));
+				new EndpointCapacity(settings, clock), new BatchShare(BatchShare.DEFAULT_SHARE));
 	}
 
 	// The capacity comes from outside when the client was made to tell it what the provider announces.
 	LlmEndpoint(EndpointSettings settings, LlmClient client, CircuitBreaker circuitBreaker, Retry retry,
 			Bulkhead bulkhead, FailureClassifier classifier, CallVolumeGuard guard, Clock clock,
-			EndpointCapacity capacity) {
+			EndpointCapacity capacity, BatchShare batchShare) {
 		this.capacity = capacity;
 		capacity.inFlight(() -> bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
 				- bulkhead.getMetrics().getAvailableConcurrentCalls());
+		this.batchShare = batchShare;
 		this.retryBudget = new RetryBudget(settings.retry());
 		this.settings = settings;
 		this.client = client;
@@ -325,6 +328,14 @@ public final class LlmEndpoint {
 	 */
 	EndpointCapacity capacity() {
 		return this.capacity;
+	}
+
+	/**
+	 * How much of the endpoint batch calls may use.
+	 * @return the endpoint's batch share
+	 */
+	BatchShare batchShare() {
+		return this.batchShare;
 	}
 
 	RetryBudget retryBudget() {

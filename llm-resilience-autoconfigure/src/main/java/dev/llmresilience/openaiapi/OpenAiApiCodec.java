@@ -40,7 +40,20 @@ final class OpenAiApiCodec {
 	 * request this API serves
 	 */
 	public OpenAiApiRequest read(byte[] body) {
-		return this.reader.read(this.json.read(body));
+		return read(body, null);
+	}
+
+	/**
+	 * Read a request body and its priority, strictly, as {@link #read(byte[])}.
+	 * @param body the body's bytes
+	 * @param priorityHeader the request's {@code x-llm-priority} header, or {@code null} when absent
+	 * @return the request
+	 * @throws WireFormatException naming the field (or the header) when the body is not a
+	 * chat-completions request this API serves, or the priority is not {@code interactive} or
+	 * {@code batch}, or the header and {@code metadata.priority} disagree
+	 */
+	public OpenAiApiRequest read(byte[] body, @Nullable String priorityHeader) {
+		return this.reader.read(this.json.read(body), priorityHeader);
 	}
 
 	/**

@@ -105,9 +105,11 @@ final class OpenAiApiHandler {
 	 * @param authorization the {@code Authorization} header, or {@code null}
 	 * @param contentLength the declared {@code Content-Length}, or a negative number when absent
 	 * @param requestId the request's id
+	 * @param priority the {@code x-llm-priority} header, or {@code null} when absent
 	 * @return the admission
 	 */
-	public ChatAdmission admitChat(@Nullable String authorization, long contentLength, String requestId) {
+	public ChatAdmission admitChat(@Nullable String authorization, long contentLength, String requestId,
+			@Nullable String priority) {
 		if (!this.keys.accepts(authorization)) {
 			return ChatAdmission.refused(requestId, ApiReplies.closing(this.replies.unauthorized(requestId)));
 		}
@@ -118,7 +120,7 @@ final class OpenAiApiHandler {
 			return ChatAdmission.refused(requestId,
 					ApiReplies.closing(this.replies.tooManyReads(requestId, this.limits.maxConcurrentReads())));
 		}
-		return ChatAdmission.admitted(requestId, this.reads);
+		return ChatAdmission.admitted(requestId, this.reads, priority);
 	}
 
 	/**
@@ -170,7 +172,7 @@ final class OpenAiApiHandler {
 		}
 		OpenAiApiRequest read;
 		try {
-			read = this.codec.read(body);
+			read = this.codec.read(body, admission.priority());
 		}
 		catch (WireFormatException ex) {
 			return Mono.just(this.replies.badRequest(requestId, ex.getMessage(), ex.param(), null));

@@ -8,12 +8,14 @@ import java.util.Set;
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ContentPart;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
 import dev.llmresilience.chat.ToolChoice;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Reads the body of an OpenAI chat-completions request into a {@link ChatRequest}: what the
@@ -28,6 +30,13 @@ final class OpenAiRequestReader {
 	private static final Set<String> CONSUMED = Set.of("model", "messages", "temperature", "max_tokens", "stream",
 			"stream_options", "tools", "tool_choice", "n");
 
+	/** The request header that says a call's priority: {@code interactive} or {@code batch}. */
+	static final String PRIORITY_HEADER = "x-llm-priority";
+
+	private static final String PRIORITY = "priority";
+
+	private static final String METADATA_PRIORITY = "metadata.priority";
+
 	private static final Set<String> ROLES = Set.of("system", "developer", "user", "assistant", "tool");
 
 	private final JsonMapper mapper;
@@ -36,7 +45,13 @@ final class OpenAiRequestReader {
 		this.mapper = mapper;
 	}
 
-	OpenAiApiRequest read(JsonNode body) {
+	/**
+	 * Read a body.
+	 * @param body the body
+	 * @param priorityHeader the request's {@value #PRIORITY_HEADER} header, or {@code null} when absent
+	 * @return the request
+	 */
+	OpenAiApiRequest read(JsonNode body, @Nullable String priorityHeader) {
 		if (!body.isObject()) {
 			throw new WireFormatException("The request body must be a JSON object", null);
 		}
@@ -58,9 +73,13 @@ final class OpenAiRequestReader {
 			.toolChoice(toolChoice(body.get("tool_choice")));
 		for (Map.Entry<String, JsonNode> field : body.properties()) {
 			if (!CONSUMED.contains(field.getKey()) && !field.getValue().isNull()) {
-				builder.extra(field.getKey(), this.mapper.treeToValue(field.getValue(), Object.class));
+				JsonNode value = field.getKey().equals("metadata") ? withoutPriority(field.getValue()) : field.getValue();
+				if (value != null) {
+					builder.extra(field.getKey(), this.mapper.treeToValue(value, Object.class));
+				}
 			}
 		}
+		builder.priority(priority(priorityHeader, body.get("metadata")));
 		builder.route(route(body));
 		boolean stream = flag(body, "stream", "stream");
 		JsonNode options = body.get("stream_options");
@@ -215,6 +234,51 @@ final class OpenAiRequestReader {
 					"tool_choice");
 		}
 		return ToolChoice.function(name);
+	}
+
+	/**
+	 * The call's priority: the {@value #PRIORITY_HEADER} header or the body's {@code metadata.priority},
+	 * {@code interactive} when neither is sent; both may be sent if they agree.
+	 */
+	private static @Nullable Priority priority(@Nullable String header, @Nullable JsonNode metadata) {
+		Priority fromHeader;
+		try {
+			fromHeader = (header != null) ? Priority.parse(header, PRIORITY_HEADER) : null;
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WireFormatException("The " + ex.getMessage() + " header", PRIORITY_HEADER);
+		}
+		JsonNode value = (metadata != null && metadata.isObject()) ? metadata.get(PRIORITY) : null;
+		if (value == null || value.isNull()) {
+			return fromHeader;
+		}
+		if (!value.isString()) {
+			throw new WireFormatException("'" + METADATA_PRIORITY + "' must be \"interactive\" or \"batch\" (a string)",
+					METADATA_PRIORITY);
+		}
+		Priority fromBody;
+		try {
+			fromBody = Priority.parse(value.stringValue(), METADATA_PRIORITY);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new WireFormatException(ex.getMessage(), METADATA_PRIORITY);
+		}
+		if (fromHeader != null && fromHeader != fromBody) {
+			throw new WireFormatException("The " + PRIORITY_HEADER + " header says " + fromHeader.wireName() + " and '"
+					+ METADATA_PRIORITY + "' says " + fromBody.wireName() + ": send one, or the same in both",
+					METADATA_PRIORITY);
+		}
+		return fromBody;
+	}
+
+	// The gateway's own key is not sent upstream; a metadata left empty is not sent at all.
+	private static @Nullable JsonNode withoutPriority(JsonNode metadata) {
+		if (!metadata.isObject() || !metadata.has(PRIORITY)) {
+			return metadata;
+		}
+		ObjectNode rest = ((ObjectNode) metadata).deepCopy();
+		rest.remove(PRIORITY);
+		return rest.isEmpty() ? null : rest;
 	}
 
 	/** The route the body's {@code model} names: absent or null is the default route, blank is refused. */

@@ -50,7 +50,8 @@ final class ServletOpenAiApi implements HttpRequestHandler {
 			writeUnread(this.handler.notFound(requestId, request.getMethod(), path, this.basePath), request, response);
 			return;
 		}
-		ChatAdmission admission = this.handler.admitChat(authorization, request.getContentLengthLong(), requestId);
+		ChatAdmission admission = this.handler.admitChat(authorization, request.getContentLengthLong(), requestId,
+				request.getHeader(OpenAiRequestReader.PRIORITY_HEADER));
 		OpenAiApiReply refusal = admission.refusal();
 		if (refusal != null) {
 			writeUnread(refusal, request, response);

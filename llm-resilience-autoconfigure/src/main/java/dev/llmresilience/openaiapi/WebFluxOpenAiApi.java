@@ -59,7 +59,8 @@ final class WebFluxOpenAiApi {
 	private Mono<ServerResponse> chatCompletions(ServerRequest request) {
 		String requestId = requestId(request);
 		ChatAdmission admission = this.handler.admitChat(header(request, HttpHeaders.AUTHORIZATION),
-				request.headers().contentLength().orElse(-1), requestId);
+				request.headers().contentLength().orElse(-1), requestId,
+				header(request, OpenAiRequestReader.PRIORITY_HEADER));
 		OpenAiApiReply refusal = admission.refusal();
 		if (refusal != null) {
 			return write(refusal);

@@ -16,6 +16,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.ContentPart;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
@@ -102,6 +103,7 @@ final class DeferredCodec {
 		node.put("deadline", (request.deadline() != null) ? request.deadline().toString() : null);
 		node.put("deferrable", request.deferrable());
 		node.put("cacheScope", request.cacheScope());
+		node.put("priority", request.priority().name());
 		ArrayNode tools = node.putArray("tools");
 		for (Tool tool : request.tools()) {
 			tools.addObject()
@@ -130,6 +132,10 @@ final class DeferredCodec {
 			.tools(node.list("tools", (tool) -> new Tool(tool.string("name"), tool.nullableString("description"),
 					tool.nullableString("parameters"), tool.nullableBool("strict"))));
 		extra(node.object("extra")).forEach(builder::extra);
+		// the one field an entry of format 1 may lack: a replica that knew no priorities wrote it interactive
+		if (node.node.has("priority")) {
+			builder.priority(node.constant("priority", Priority::valueOf));
+		}
 		JsonNode choice = node.nullable("toolChoice");
 		if (choice != null) {
 			Fields fields = new Fields(choice, "request.toolChoice");

@@ -25,7 +25,6 @@ import org.springframework.ai.chat.model.ChatResponse;
 import org.springframework.ai.chat.model.Generation;
 import org.springframework.ai.chat.prompt.ChatOptions;
 import org.springframework.ai.chat.prompt.Prompt;
-import org.springframework.ai.model.tool.ToolCallingChatOptions;
 import org.springframework.ai.model.tool.ToolCallingManager;
 
 /**
@@ -78,13 +77,13 @@ final class LlmGatewayChatModel implements ChatModel {
 	}
 
 	/**
-	 * Tool-calling options with nothing set: the route is chosen by the {@code RouteSelector}, and
-	 * each endpoint's model and defaults apply.
+	 * The gateway's options with nothing set: the route is chosen by the {@code RouteSelector}, each
+	 * endpoint's model and defaults apply, and the call is interactive.
 	 * @return the options
 	 */
 	@Override
 	public ChatOptions getOptions() {
-		return ToolCallingChatOptions.builder().build();
+		return LlmGatewayChatOptions.builder().build();
 	}
 
 	@Override

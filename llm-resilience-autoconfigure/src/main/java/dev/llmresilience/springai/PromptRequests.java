@@ -10,7 +10,8 @@ import org.springframework.ai.model.tool.ToolCallingManager;
 /**
  * A Spring AI {@link Prompt} as a gateway request: its messages, its options' {@code model} as the
  * route, temperature and max tokens as fields, top-p, stop sequences and the penalties as the
- * OpenAI fields in {@code extra}, and the tools its tool-calling options resolve to.
+ * OpenAI fields in {@code extra}, the tools its tool-calling options resolve to, and the
+ * {@link LlmGatewayChatOptions#getPriority() priority} of the gateway's own options.
  */
 final class PromptRequests {
 
@@ -37,6 +38,9 @@ final class PromptRequests {
 		}
 		if (options.getPresencePenalty() != null) {
 			request.extra("presence_penalty", options.getPresencePenalty());
+		}
+		if (options instanceof LlmGatewayChatOptions gateway) {
+			request.priority(gateway.getPriority());
 		}
 		if (options instanceof ToolCallingChatOptions tools) {
 			request.tools(SpringAiMessages.tools(toolCallingManager.resolveToolDefinitions(tools)));

@@ -58,7 +58,9 @@ abstract class OpenAiApiStrictContract {
 				"llm.openai-api.max-request-size=64KB", "llm.openai-api.max-concurrent-body-reads=1",
 				"llm.endpoints.primary.base-url=" + this.upstreams.primary().url("/v1"),
 				"llm.endpoints.primary.model=gpt-4o-mini", "llm.endpoints.primary.api-key=" + FakeUpstream.PRIMARY_KEY,
-				"llm.routes.cheap=primary", "llm.defaults.retry.max-attempts=1");
+				"llm.routes.cheap=primary", "llm.defaults.retry.max-attempts=1",
+				// half of one call in flight is none: a batch call never reaches the primary, and is BUSY
+				"llm.endpoints.primary.bulkhead.max-concurrent-calls=1");
 	}
 
 	@AfterAll
@@ -181,6 +183,65 @@ abstract class OpenAiApiStrictContract {
 				Arguments.of("{" + HI + ",\"metadata\":{\"a\":1,\"a\":2}}", "metadata.a"),
 				Arguments.of("{" + HI + "} trailing", ""), Arguments.of("{" + HI + "}{\"model\":\"cheap\"}", ""),
 				Arguments.of("{" + HI + ",}", "messages"), Arguments.of("", ""), Arguments.of("[" + "{" + HI + "}]", ""));
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("badPriorities")
+	void aPriorityOtherThanInteractiveOrBatchIs400NamingTheFieldAndNothingGoesUpstream(String name, String body,
+			Map<String, String> headers, String param, String mentions) throws Exception {
+		int before = upstreamCalls();
+		HttpResponse<String> response = this.server.postChat(CLIENT_KEY, body, headers);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		JsonNode error = error(response.body());
+		assertThat(error.get("type").asString()).isEqualTo("invalid_request_error");
+		assertThat(error.get("param").asString()).isEqualTo(param);
+		assertThat(error.get("message").asString()).contains(param).contains(mentions);
+		assertThat(upstreamCalls()).isEqualTo(before);
+	}
+
+	Stream<Arguments> badPriorities() {
+		return Stream.of(
+				Arguments.of("metadata.priority unknown", "{" + HI + ",\"metadata\":{\"priority\":\"urgent\"}}", Map.of(),
+						"metadata.priority", "\"interactive\" or \"batch\""),
+				Arguments.of("metadata.priority not a string", "{" + HI + ",\"metadata\":{\"priority\":1}}", Map.of(),
+						"metadata.priority", "\"interactive\" or \"batch\""),
+				Arguments.of("header unknown", "{" + HI + "}", Map.of("x-llm-priority", "low"), "x-llm-priority",
+						"\"interactive\" or \"batch\""),
+				Arguments.of("header blank", "{" + HI + "}", Map.of("x-llm-priority", " "), "x-llm-priority",
+						"\"interactive\" or \"batch\""),
+				Arguments.of("header and metadata disagree",
+						"{" + HI + ",\"metadata\":{\"priority\":\"interactive\"}}", Map.of("x-llm-priority", "batch"),
+						"metadata.priority", "x-llm-priority"));
+	}
+
+	@Test
+	void aBatchCallSaidInTheHeaderOrTheMetadataYieldsToPeopleAndItsPriorityIsNotSentUpstream() throws Exception {
+		int before = upstreamCalls();
+		String metadataBatch = "{" + HI + ",\"metadata\":{\"priority\":\"batch\"}}";
+		for (HttpResponse<String> batch : java.util.List.of(
+				this.server.postChat(CLIENT_KEY, "{" + HI + "}", Map.of("x-llm-priority", "batch")),
+				this.server.postChat(CLIENT_KEY, metadataBatch, Map.of()),
+				this.server.postChat(CLIENT_KEY, metadataBatch, Map.of("x-llm-priority", "BATCH")))) {
+			assertThat(batch.statusCode()).as(batch.body()).isEqualTo(503);
+			assertThat(batch.headers().firstValue("x-llm-tier")).hasValue("BUSY");
+		}
+		assertThat(upstreamCalls()).as("the primary's batch share is none of it").isEqualTo(before);
+
+		this.upstreams.primary().enqueue(completion("hello"));
+		HttpResponse<String> person = this.server.postChat(CLIENT_KEY,
+				"{" + HI + ",\"metadata\":{\"priority\":\"interactive\",\"tag\":\"t-1\"}}",
+				Map.of("x-llm-priority", "interactive"));
+		assertThat(person.statusCode()).as(person.body()).isEqualTo(200);
+		JsonNode sent = mapper.readTree(this.upstreams.primary().takeRequest().getBody().utf8());
+		assertThat(sent.get("metadata").properties()).extracting(Map.Entry::getKey).containsExactly("tag");
+
+		this.upstreams.primary().enqueue(completion("hello"));
+		HttpResponse<String> alone = this.server.postChat(CLIENT_KEY,
+				"{" + HI + ",\"metadata\":{\"priority\":\"interactive\"}}", Map.of());
+		assertThat(alone.statusCode()).as(alone.body()).isEqualTo(200);
+		assertThat(mapper.readTree(this.upstreams.primary().takeRequest().getBody().utf8()).has("metadata"))
+			.as("a metadata left empty is not sent")
+			.isFalse();
 	}
 
 	@Test

@@ -18,6 +18,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.ContentPart;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.chat.Tool;
 import dev.llmresilience.chat.ToolCall;
@@ -88,6 +89,7 @@ class DeferredCodecTests {
 					.build(),
 				ChatRequest.builder().user("required").toolChoice(ToolChoice.required()).tool(Tool.function("f", null, null)).build(),
 				ChatRequest.builder().user("auto").toolChoice(ToolChoice.auto()).build(),
+				ChatRequest.builder().user("batch").priority(Priority.BATCH).deferrable(true).build(),
 				ChatRequest.builder().user("unicode: \u00e9\u4e2d\ud83d\ude00 \"quoted\" \\ \u0000").build());
 	}
 
@@ -169,6 +171,9 @@ class DeferredCodecTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.codec.read(good.replace("\"state\":\"PENDING\"", "\"state\":\"DONE\"")))
 			.withMessage("state is not one of the known values");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.codec.read(good.replace("\"priority\":\"INTERACTIVE\"", "\"priority\":\"urgent\"")))
+			.withMessage("request.priority is not one of the known values");
 		String parts = this.codec.write(entry(shapes().toList().get(1)));
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.codec.read(parts.replaceFirst("\"type\":\"text\",", "")))
@@ -176,6 +181,14 @@ class DeferredCodecTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.codec.read(good.replace("\"content\":\"secret prompt\"", "\"content\":7")))
 			.withMessageNotContaining("secret");
+	}
+
+	@Test
+	void anEntryWrittenWithoutAPriorityReadsAsInteractive() {
+		String batch = this.codec.write(entry(ChatRequest.builder().user("q").priority(Priority.BATCH).build()));
+		assertThat(batch).contains("\"priority\":\"BATCH\"");
+		DeferredEntry read = this.codec.read(batch.replace("\"priority\":\"BATCH\",", ""));
+		assertThat(read.request().priority()).isEqualTo(Priority.INTERACTIVE);
 	}
 
 	private static DeferredEntry entry(ChatRequest request) {
@@ -220,6 +233,7 @@ class DeferredCodecTests {
 				.deadline(maybe(Duration.ofSeconds(1 + this.random.nextInt(1000), this.random.nextInt(1000))))
 				.deferrable(this.random.nextBoolean())
 				.cacheScope(maybe(text()))
+				.priority(maybe(pick(Priority.values())))
 				.toolChoice(names.isEmpty() || this.random.nextBoolean() ? maybe(pick(new ToolChoice[] { ToolChoice.auto(),
 						ToolChoice.none(), ToolChoice.required() })) : ToolChoice.function(names.get(0)))
 				.build();

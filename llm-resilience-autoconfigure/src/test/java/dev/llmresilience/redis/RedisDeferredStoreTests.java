@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
 import dev.llmresilience.engine.RedisServerSupport;
@@ -295,12 +296,18 @@ class RedisDeferredStoreTests {
 	}
 
 	@Test
-	void aRequestQueuedByAnotherReplicaIsTakenAtTheNextHeartbeat() {
+	void aRequestQueuedByAnotherReplicaIsTakenAtTheNextHeartbeatWithItsPriority() {
 		Replica a = replica("a");
 		await().atMost(WAIT).until(() -> a.fleet.isAvailable());
-		queue("dfr_later", "dfr_later", new DeferredCodec().write(pending("dfr_later")));
+		DeferredEntry batch = new DeferredEntry("dfr_later",
+				ChatRequest.builder().user("summarise this").priority(Priority.BATCH).deferrable(true).build(),
+				DeferredResult.State.PENDING, 0, null, null, CREATED, CREATED);
+		queue("dfr_later", "dfr_later", new DeferredCodec().write(batch));
 		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).extracting(DeferredEntry::ticket)
 			.containsExactly("dfr_later"));
+		// a batch request stays batch on the replica that runs it: it still yields to interactive calls
+		assertThat(a.runner.ran.get(0).request().priority()).isEqualTo(Priority.BATCH);
+		assertThat(a.runner.ran.get(0)).isEqualTo(batch);
 	}
 
 	@Test

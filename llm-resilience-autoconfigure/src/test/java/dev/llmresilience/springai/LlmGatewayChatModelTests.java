@@ -6,6 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.Outcome;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.engine.LlmAutoConfiguration;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.FakeUpstream;
@@ -33,6 +34,7 @@ import static dev.llmresilience.support.Answers.error;
 import static dev.llmresilience.support.Answers.json;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * Spring AI's {@code ChatClient} over the gateway's {@code llmGatewayChatModel}, against two local
@@ -228,6 +230,45 @@ class LlmGatewayChatModelTests {
 		runner().withClassLoader(new FilteredClassLoader(ChatModel.class)).run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean("llmGatewayChatModel").doesNotHaveBean("llmSpringAiClientFactory");
 		});
+	}
+
+	@Test
+	void aBatchPriorityInTheGatewaysOptionsYieldsThePrimaryToInteractiveCalls() throws Exception {
+		this.upstreams.backup().enqueue(completion("batch answer"));
+		this.upstreams.primary().enqueue(completion("interactive answer"));
+		// half of one call in flight is none: no batch call goes to the primary
+		runner().withPropertyValues("llm.endpoints.primary.bulkhead.max-concurrent-calls=1").run((context) -> {
+			ChatClient client = ChatClient.create(model(context));
+			ChatResponse batch = client.prompt()
+				.options(LlmGatewayChatOptions.builder().priority(Priority.BATCH).temperature(0.3))
+				.user("summarise the archive")
+				.call()
+				.chatResponse();
+			assertThat(batch.getResult().getOutput().getText()).isEqualTo("batch answer");
+			List<Attempt> attempts = batch.getMetadata().get(LlmGatewayChatModel.ATTEMPTS);
+			assertThat(attempts).extracting(Attempt::endpoint, Attempt::outcome)
+				.containsExactly(tuple("primary", Outcome.CAPACITY_EXHAUSTED), tuple("backup", Outcome.SUCCESS));
+			assertThat(client.prompt().options(LlmGatewayChatOptions.builder().temperature(0.3)).user("hi").call().content())
+				.isEqualTo("interactive answer");
+		});
+		JsonNode body = mapper.readTree(this.upstreams.backup().takeRequest().getBody().utf8());
+		assertThat(body.get("temperature").asDouble()).as("the other options are kept").isEqualTo(0.3);
+		assertThat(this.upstreams.primary().getRequestCount()).isOne();
+	}
+
+	@Test
+	void theGatewaysOptionsKeepTheirPriorityThroughACopyAndACombination() {
+		LlmGatewayChatOptions batch = LlmGatewayChatOptions.builder().priority(Priority.BATCH).model("cheap").build();
+		assertThat(((LlmGatewayChatOptions) batch.mutate().build()).getPriority()).isEqualTo(Priority.BATCH);
+		assertThat(batch.mutate().build()).isEqualTo(batch);
+		LlmGatewayChatOptions combined = LlmGatewayChatOptions.builder()
+			.temperature(0.1)
+			.combineWith(batch.mutate())
+			.build();
+		assertThat(combined.getPriority()).isEqualTo(Priority.BATCH);
+		assertThat(combined.getModel()).isEqualTo("cheap");
+		assertThat(combined.getTemperature()).isEqualTo(0.1);
+		assertThat(LlmGatewayChatOptions.builder().build().getPriority()).isNull();
 	}
 
 	private static ChatModel model(ApplicationContext context) {

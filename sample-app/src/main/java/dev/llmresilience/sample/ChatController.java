@@ -7,6 +7,7 @@ import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.DeferredResult;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.failure.LlmRequestException;
 import dev.llmresilience.failure.LlmStreamInterruptedException;
 import dev.llmresilience.gateway.LlmGateway;
@@ -93,8 +94,10 @@ class ChatController {
 	 * @param prompt the user's prompt
 	 * @param route the route, or {@code null} for the default
 	 * @param deferrable whether the request may be deferred
+	 * @param priority {@code "interactive"} (the default) or {@code "batch"}, which yields to people
 	 */
-	record PromptRequest(@Nullable String prompt, @Nullable String route, @Nullable Boolean deferrable) {
+	record PromptRequest(@Nullable String prompt, @Nullable String route, @Nullable Boolean deferrable,
+			@Nullable String priority) {
 
 		/** The longest prompt taken: whoever reaches this API spends the configured providers' budget. */
 		static final int MAX_PROMPT = 8000;
@@ -110,6 +113,7 @@ class ChatController {
 				.user(this.prompt)
 				.route(this.route)
 				.deferrable(Boolean.TRUE.equals(this.deferrable))
+				.priority(Priority.parse(this.priority, "priority"))
 				.build();
 		}
 

@@ -130,6 +130,27 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void aBatchPriorityIsTakenAndAnyOtherIsABadRequestNamingTheField() {
+		assertThat(chat(Map.of("prompt", "Summarise", "priority", "batch"))).containsEntry("tier", "PRIMARY");
+		assertThat(chat(Map.of("prompt", "Hello", "priority", "interactive"))).containsEntry("tier", "PRIMARY");
+		for (Object bad : new Object[] { "urgent", "", 1, true }) {
+			this.client.post()
+				.uri("/api/chat")
+				.contentType(MediaType.APPLICATION_JSON)
+				.bodyValue(Map.of("prompt", "Hi", "priority", bad))
+				.exchange()
+				.expectStatus()
+				.isBadRequest()
+				.expectBody()
+				.jsonPath("$.error")
+				.isEqualTo("INVALID_REQUEST")
+				.jsonPath("$.message")
+				.value((message) -> assertThat((String) message).as("for " + bad)
+					.contains("'priority' must be \"interactive\" or \"batch\""));
+		}
+	}
+
+	@Test
 	void unknownSimulatorModeIsRejected() {
 		this.client.post()
 			.uri("/sim/primary/mode")
