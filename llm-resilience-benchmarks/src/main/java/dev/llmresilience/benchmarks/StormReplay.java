@@ -13,6 +13,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import dev.llmresilience.chat.ChatRequest;
+import dev.llmresilience.chat.Priority;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.EndpointRegistry;
@@ -37,11 +38,13 @@ import org.springframework.web.reactive.function.client.WebClientResponseExcepti
  * second): with a provider that announces its limits in OpenAI's headers, with one that says only
  * {@code retry-after} on its 429s, and the latter with no retry budget ({@code retry.budget} 100).
  * Printed per run: calls answered, the primary's requests and 429s, how much of its limit it was
- * used to, upstream requests per call, and the waits.
+ * used to, upstream requests per call, and the waits. Then interactive calls beside batch work
+ * ({@code ChatRequest.priority}): alone, with the batch calls marked {@code batch}, and with
+ * nothing marked.
  *
  * <p>System properties: {@code scale} (default 0.1), {@code minutes} (real-time minutes, default
  * 10), {@code runs} (comma separated, default all: {@code naive}, {@code headers}, {@code retry-after},
- * {@code no-budget}).
+ * {@code no-budget}, {@code batch}).
  */
 public final class StormReplay {
 
@@ -89,6 +92,15 @@ public final class StormReplay {
 				}
 			}
 		});
+		if (only.isEmpty() || Arrays.asList(only.split(",")).contains("batch")) {
+			System.out.println();
+			System.out.println("Interactive calls (0.8 a second) beside batch work (5 a second), the backup at 2 s:");
+			System.out.println("| run | interactive answered | interactive from the primary | interactive wait p50 / p99 (real) | batch from the primary | primary 429s |");
+			System.out.println("|---|---|---|---|---|---|");
+			priority("interactive alone", scale, minutes, 0, Priority.BATCH);
+			priority("interactive and batch, batch marked batch", scale, minutes, 5, Priority.BATCH);
+			priority("interactive and batch, nothing marked", scale, minutes, 5, Priority.INTERACTIVE);
+		}
 		System.out.println("load avg at end: " + Machine.loadAverage());
 		System.exit(0);
 	}
@@ -139,6 +151,84 @@ public final class StormReplay {
 					100.0 * accepted / (REQUESTS * (double) windows),
 					(primary.received() + backup.received()) / (double) total,
 					LatencyRecorder.percentile(sorted, 50) / 1e9 / scale, LatencyRecorder.percentile(sorted, 99) / 1e9 / scale);
+		}
+	}
+
+	/**
+	 * Interactive calls at 0.8 a second, within the primary's interactive reserve (10 of each
+	 * window's 20 with the built-in share of a half), beside {@code batchRate} batch calls a second,
+	 * marked {@code batchPriority}; the backup answers in 2 s, so an interactive call pushed off the
+	 * primary shows in its wait.
+	 */
+	private static void priority(String name, double scale, int minutes, double batchRate, Priority batchPriority)
+			throws InterruptedException {
+		Duration delay = Endpoints.scaled(Duration.ofMillis(800), scale);
+		long backupDelay = Endpoints.scaled(Duration.ofSeconds(2), scale).toNanos();
+		try (LimitedProvider primary = new LimitedProvider("primary", REQUESTS, TOKENS, Endpoints.scaled(WINDOW, scale),
+				delay, true); PeerServer backup = new PeerServer("backup", () -> backupDelay, StubProvider.FailureMode.HANG);
+				Endpoints endpoints = new Endpoints()) {
+			LlmEndpoint first = endpoints.learning(Endpoints.settings("primary", primary.baseUrl(), scale, 50, false));
+			LlmEndpoint second = endpoints.http(Endpoints.settings("backup", backup.baseUrl(), scale, 200, false));
+			EndpointRegistry registry = new EndpointRegistry(List.of(first, second),
+					Map.of("default", List.of("primary", "backup")), List.of());
+			LlmGateway gateway = BenchmarkAccess.gateway(registry, Endpoints.scaled(Endpoints.DEFAULT_DEADLINE, scale),
+					RouteBalancer.priority(registry), null);
+			double interactiveRate = 0.8;
+			double rate = interactiveRate + batchRate;
+			int total = (int) (minutes * 60 * rate);
+			long interval = (long) (1e9 / (rate / scale));
+			long[] waits = new long[total];
+			boolean[] interactive = new boolean[total];
+			String[] from = new String[total];
+			CountDownLatch done = new CountDownLatch(total);
+			long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20);
+			for (int i = 0; i < total; i++) {
+				// interactive calls spread evenly among the batch ones
+				interactive[i] = batchRate == 0
+						|| Math.floor((i + 1) * interactiveRate / rate) > Math.floor(i * interactiveRate / rate);
+				long target = start + i * interval;
+				for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
+					LockSupport.parkNanos(target - now);
+				}
+				int index = i;
+				ChatRequest request = interactive[i] ? REQUEST : REQUEST.toBuilder().priority(batchPriority).build();
+				gateway.chat(request).subscribe((answer) -> {
+					waits[index] = System.nanoTime() - target;
+					from[index] = (answer.tier() == Tier.BUSY) ? "busy" : answer.endpoint();
+					done.countDown();
+				}, (error) -> {
+					waits[index] = System.nanoTime() - target;
+					from[index] = "error";
+					done.countDown();
+				});
+			}
+			done.await(Endpoints.scaled(Duration.ofMinutes(2), scale).toSeconds() + 10, TimeUnit.SECONDS);
+			long[] interactiveWaits = new long[total];
+			int interactiveCount = 0;
+			int interactiveAnswered = 0;
+			int interactivePrimary = 0;
+			int batchCount = 0;
+			int batchPrimary = 0;
+			for (int i = 0; i < total; i++) {
+				if (interactive[i]) {
+					interactiveWaits[interactiveCount++] = waits[i];
+					interactiveAnswered += ("primary".equals(from[i]) || "backup".equals(from[i])) ? 1 : 0;
+					interactivePrimary += "primary".equals(from[i]) ? 1 : 0;
+				}
+				else {
+					batchCount++;
+					batchPrimary += "primary".equals(from[i]) ? 1 : 0;
+				}
+			}
+			long[] sorted = Arrays.copyOf(interactiveWaits, interactiveCount);
+			Arrays.sort(sorted);
+			System.out.printf(Locale.ROOT, "| %s | %.1f %% of %d | %.1f %% | %.2f / %.2f s | %s | %d |%n", name,
+					100.0 * interactiveAnswered / interactiveCount, interactiveCount,
+					100.0 * interactivePrimary / interactiveCount, LatencyRecorder.percentile(sorted, 50) / 1e9 / scale,
+					LatencyRecorder.percentile(sorted, 99) / 1e9 / scale,
+					(batchCount > 0) ? String.format(Locale.ROOT, "%.1f %% of %d", 100.0 * batchPrimary / batchCount, batchCount)
+							: "-",
+					primary.refused());
 		}
 	}
 
