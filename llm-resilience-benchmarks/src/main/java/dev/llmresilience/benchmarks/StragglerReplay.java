@@ -42,7 +42,7 @@ public final class StragglerReplay {
 		System.out.printf(Locale.ROOT, "scale %s, sigma %.3f, %d requests at %.0f/s, seed %d%n", scale, SIGMA, requests,
 				rate, seed);
 		BenchmarkAccess.Hedge hedge = new BenchmarkAccess.Hedge(true, 95, Endpoints.scaled(Duration.ofSeconds(2), scale),
-				Endpoints.scaled(Duration.ofMillis(100), scale), 0.1, Duration.ofMinutes(1));
+				Endpoints.scaled(Duration.ofMillis(100), scale), 0.1, Duration.ofMinutes(1), false);
 		System.out.println("| peer | answered | p50 | p99 | p99.9 | max | upstream calls per request | extra calls | extra tokens | calls the peer never ended |");
 		System.out.println("|---|---|---|---|---|---|---|---|---|---|");
 		String[] names = { "raw WebClient", "Resilience4j by hand", "Spring AI OpenAiChatModel",
