@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import org.jspecify.annotations.Nullable;
 
@@ -20,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * the delay of each prompt size it has seen calls of; else {@code null}
  */
 record HedgeDescriptor(String delay, @JsonUnwrapped Policy policy, @JsonUnwrapped Counts counts,
-		@Nullable Map<String, Map<String, HedgePolicy.SizeDelay>> bySize) {
+		@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Map<String, Map<String, HedgePolicy.SizeDelay>> bySize) {
 
 	static Map<String, HedgeDescriptor> of(Hedging hedging, EndpointRegistry endpoints) {
 		Map<String, HedgeDescriptor> hedges = new LinkedHashMap<>();
@@ -40,7 +41,7 @@ record HedgeDescriptor(String delay, @JsonUnwrapped Policy policy, @JsonUnwrappe
 	}
 
 	static HedgeDescriptor of(HedgeReport report,
-			@Nullable Map<String, Map<String, HedgePolicy.SizeDelay>> bySize) {
+			@JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Map<String, Map<String, HedgePolicy.SizeDelay>> bySize) {
 		HedgeSettings settings = report.settings();
 		return new HedgeDescriptor(settings.adaptive() ? "adaptive" : "fixed",
 				new Policy(settings.percentile(), settings.delay(), settings.minDelay(), settings.maxRatio(),

@@ -55,15 +55,26 @@ final class HedgePolicy {
 	 * @return the delay in nanoseconds
 	 */
 	long delayNanos(LlmEndpoint endpoint, int promptSize) {
+		return delayNanos(endpoint.firstTokenTimes(), endpoint.promptSizeTimes(), promptSize);
+	}
+
+	/**
+	 * The delay of {@link #delayNanos(LlmEndpoint, int)}, from an endpoint's first-token times.
+	 * @param all the times of all its calls
+	 * @param bySize the times by prompt size
+	 * @param promptSize the call's prompt-size bucket, or {@link PromptSizeTimes#NONE}
+	 * @return the delay in nanoseconds
+	 */
+	long delayNanos(FirstTokenTimes all, PromptSizeTimes bySize, int promptSize) {
 		if (!this.settings.adaptive()) {
 			return this.settings.delay().toNanos();
 		}
 		Duration observed = null;
 		if (this.settings.byPromptSize() && promptSize >= 0) {
-			observed = endpoint.promptSizeTimes().bucket(promptSize).percentile(this.settings.percentile());
+			observed = bySize.times(promptSize).percentile(this.settings.percentile());
 		}
 		if (observed == null) {
-			observed = endpoint.firstTokenTimes().percentile(this.settings.percentile());
+			observed = all.percentile(this.settings.percentile());
 		}
 		if (observed == null) {
 			return this.settings.delay().toNanos();
@@ -80,7 +91,7 @@ final class HedgePolicy {
 		Map<String, SizeDelay> delays = new LinkedHashMap<>();
 		PromptSizeTimes times = endpoint.promptSizeTimes();
 		for (int bucket = 0; bucket < PromptSizeTimes.BUCKETS; bucket++) {
-			FirstTokenTimes own = times.bucket(bucket);
+			FirstTokenTimes own = times.times(bucket);
 			if (own.count() == 0) {
 				continue;
 			}

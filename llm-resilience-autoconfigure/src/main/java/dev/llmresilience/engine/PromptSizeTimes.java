@@ -50,7 +50,7 @@ final class PromptSizeTimes {
 	 * @param bucket the bucket, 0 to {@value #BUCKETS} - 1
 	 * @return its times
 	 */
-	FirstTokenTimes bucket(int bucket) {
+	FirstTokenTimes times(int bucket) {
 		return this.buckets[bucket];
 	}
 
