@@ -70,8 +70,9 @@ final class HedgePolicy {
 			return this.settings.delay().toNanos();
 		}
 		Duration observed = null;
-		if (this.settings.byPromptSize() && promptSize >= 0) {
-			observed = bySize.times(promptSize).percentile(this.settings.percentile());
+		FirstTokenTimes own = (this.settings.byPromptSize() && promptSize >= 0) ? bySize.times(promptSize) : null;
+		if (own != null) {
+			observed = own.percentile(this.settings.percentile());
 		}
 		if (observed == null) {
 			observed = all.percentile(this.settings.percentile());
@@ -92,7 +93,7 @@ final class HedgePolicy {
 		PromptSizeTimes times = endpoint.promptSizeTimes();
 		for (int bucket = 0; bucket < PromptSizeTimes.BUCKETS; bucket++) {
 			FirstTokenTimes own = times.times(bucket);
-			if (own.count() == 0) {
+			if (own == null || own.count() == 0) {
 				continue;
 			}
 			String basis;

@@ -1,6 +1,7 @@
 package dev.llmresilience.engine;
 
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import dev.llmresilience.chat.ChatMessage;
 import dev.llmresilience.chat.ChatRequest;
@@ -14,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  * contents (text parts included), counted without reading them; the buckets are powers of 4: below
  * 256, 1K, 4K, 16K, 64K characters, and 64K or more. Each bucket is a {@link FirstTokenTimes} of its
  * own (the last 256 to 512 attempts of that size, no percentile below
- * {@value FirstTokenTimes#MIN_SAMPLES}).
+ * {@value FirstTokenTimes#MIN_SAMPLES}), made when the first attempt of that size is recorded.
  */
 final class PromptSizeTimes {
 
@@ -26,13 +27,8 @@ final class PromptSizeTimes {
 
 	private static final List<String> LABELS = List.of("<256", "<1K", "<4K", "<16K", "<64K", ">=64K");
 
-	private final FirstTokenTimes[] buckets = new FirstTokenTimes[BUCKETS];
-
-	PromptSizeTimes() {
-		for (int i = 0; i < BUCKETS; i++) {
-			this.buckets[i] = new FirstTokenTimes();
-		}
-	}
+	// made on a bucket's first sample (4 KiB each): most endpoints see a few sizes only
+	private final AtomicReferenceArray<FirstTokenTimes> buckets = new AtomicReferenceArray<>(BUCKETS);
 
 	/**
 	 * Record one attempt's time to first token in its prompt's bucket.
@@ -40,18 +36,24 @@ final class PromptSizeTimes {
 	 * @param nanos the time, in nanoseconds
 	 */
 	void record(int bucket, long nanos) {
-		if (bucket >= 0) {
-			this.buckets[bucket].record(nanos);
+		if (bucket < 0) {
+			return;
 		}
+		FirstTokenTimes times = this.buckets.get(bucket);
+		if (times == null) {
+			this.buckets.compareAndSet(bucket, null, new FirstTokenTimes());
+			times = this.buckets.get(bucket);
+		}
+		times.record(nanos);
 	}
 
 	/**
 	 * The first-token times of one bucket.
 	 * @param bucket the bucket, 0 to {@value #BUCKETS} - 1
-	 * @return its times
+	 * @return its times, or {@code null} before its first sample
 	 */
-	FirstTokenTimes times(int bucket) {
-		return this.buckets[bucket];
+	@Nullable FirstTokenTimes times(int bucket) {
+		return this.buckets.get(bucket);
 	}
 
 	/**

@@ -59,6 +59,9 @@ class PromptSizeDelayTests {
 		HedgePolicy policy = new HedgePolicy("default", BY_SIZE);
 		Duration endpointWide = this.all.percentile(95);
 		assertThat(endpointWide).isGreaterThanOrEqualTo(Duration.ofSeconds(8));
+		assertThat(this.bySize.times(middle)).as("no times kept for a size before its first").isNull();
+		assertThat(Duration.ofNanos(policy.delayNanos(this.all, this.bySize, middle))).as("none of its own yet")
+			.isEqualTo(endpointWide);
 		record(middle, Duration.ofSeconds(1), FirstTokenTimes.MIN_SAMPLES - 1);
 		assertThat(Duration.ofNanos(policy.delayNanos(this.all, this.bySize, middle)))
 			.as("19 samples of its own: the endpoint's p95")
