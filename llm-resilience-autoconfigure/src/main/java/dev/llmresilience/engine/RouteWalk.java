@@ -54,7 +54,8 @@ final class RouteWalk {
 	private boolean released;
 
 	// the prompt-size bucket of the request the walk sends now, which its first-token times are recorded in
-	private int promptSize = PromptSizeTimes.NONE;
+	// (a byte: it fits in the object's padding, so that the walk takes no more bytes for it)
+	private byte promptSize = PromptSizeTimes.NONE;
 
 	// the gateway-wide limit's permit, held while the route is walked
 	private @Nullable Runnable permit;
@@ -114,7 +115,7 @@ final class RouteWalk {
 	 * @return the call, to subscribe once
 	 */
 	CorePublisher<? extends Completion> chat(ChatRequest request) {
-		this.promptSize = PromptSizeTimes.bucket(request);
+		this.promptSize = (byte) PromptSizeTimes.bucket(request);
 		if (hedges()) {
 			return hedge(request, CHAT);
 		}
@@ -128,7 +129,7 @@ final class RouteWalk {
 	 * @return the call, to subscribe once
 	 */
 	CorePublisher<? extends CompletionDelta> stream(ChatRequest request) {
-		this.promptSize = PromptSizeTimes.bucket(request);
+		this.promptSize = (byte) PromptSizeTimes.bucket(request);
 		if (hedges()) {
 			return hedge(request, STREAM);
 		}
