@@ -50,6 +50,14 @@ public class HedgeProperties {
 	/** The sliding window the hedge budget counts calls in. Default 1m. */
 	private Duration window = Duration.ofMinutes(1);
 
+	/**
+	 * Whether an adaptive delay is learned per prompt size as well as per endpoint: the
+	 * percentile of the first-token times of prompts of the call's size (by characters, in
+	 * buckets of powers of 4: below 256, 1K, 4K, 16K, 64K, and above), the endpoint's over all
+	 * sizes while that size has fewer than 20. Default true.
+	 */
+	private boolean byPromptSize = true;
+
 	/** Routes' own hedging, by route name; a key left unset takes the value above. */
 	private Map<String, Route> routes = new LinkedHashMap<>();
 
@@ -109,6 +117,14 @@ public class HedgeProperties {
 		this.window = window;
 	}
 
+	public boolean isByPromptSize() {
+		return this.byPromptSize;
+	}
+
+	public void setByPromptSize(boolean byPromptSize) {
+		this.byPromptSize = byPromptSize;
+	}
+
 	public Map<String, Route> getRoutes() {
 		return this.routes;
 	}
@@ -140,6 +156,9 @@ public class HedgeProperties {
 
 		/** The sliding window of this route's hedge budget. */
 		private @Nullable Duration window;
+
+		/** Whether this route's adaptive delay is learned per prompt size as well as per endpoint. */
+		private @Nullable Boolean byPromptSize;
 
 		public @Nullable Boolean getEnabled() {
 			return this.enabled;
@@ -195,6 +214,14 @@ public class HedgeProperties {
 
 		public void setWindow(@Nullable Duration window) {
 			this.window = window;
+		}
+
+		public @Nullable Boolean getByPromptSize() {
+			return this.byPromptSize;
+		}
+
+		public void setByPromptSize(@Nullable Boolean byPromptSize) {
+			this.byPromptSize = byPromptSize;
 		}
 
 	}

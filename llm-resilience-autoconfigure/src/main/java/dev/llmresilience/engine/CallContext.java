@@ -28,13 +28,15 @@ import org.jspecify.annotations.Nullable;
  * @param race the race this call's attempts run in (a hedged request), or {@link Race#NONE}
  * @param released whether the call comes to this endpoint because an earlier one's opening breaker
  * released it: then it may wait for a slot of this endpoint's bulkhead ({@code released-calls-wait})
+ * @param promptSize the request's prompt-size bucket ({@link PromptSizeTimes#bucket(long)}), which its
+ * first-token time is recorded in too, or {@link PromptSizeTimes#NONE}
  */
 record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
 		long deadlineNanos, long streamDeadlineNanos, CallVolumeGuard guard, BooleanSupplier laterEndpointAvailable,
-		Race race, boolean released) {
+		Race race, boolean released, int promptSize) {
 
 	/**
-	 * A context that runs in no race.
+	 * A context that runs in no race, of no known prompt size.
 	 * @param onAttempt receives every attempt
 	 * @param parent the observation of the gateway call, or {@code null}
 	 * @param deadlineNanos when the call's deadline runs out
@@ -44,7 +46,8 @@ record CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullabl
 	 */
 	public CallContext(BiConsumer<Attempt, @Nullable Completion> onAttempt, @Nullable Observation parent,
 			long deadlineNanos, long streamDeadlineNanos, CallVolumeGuard guard, BooleanSupplier laterEndpointAvailable) {
-		this(onAttempt, parent, deadlineNanos, streamDeadlineNanos, guard, laterEndpointAvailable, Race.NONE, false);
+		this(onAttempt, parent, deadlineNanos, streamDeadlineNanos, guard, laterEndpointAvailable, Race.NONE, false,
+				PromptSizeTimes.NONE);
 	}
 
 	/**

@@ -253,6 +253,7 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		// no longer waiting for it: what FirstTokenWait listed ends here
 		this.endpoint.waiting(this, false);
 		this.endpoint.firstTokenTimes().record(now - this.start);
+		this.endpoint.promptSizeTimes().record(this.call.context().promptSize(), now - this.start);
 		this.endpoint.hang().firstToken(now);
 		this.lostRace = !this.call.context().race().firstToken();
 	}

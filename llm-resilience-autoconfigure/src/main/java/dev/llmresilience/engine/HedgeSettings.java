@@ -18,13 +18,18 @@ import java.time.Duration;
  * @param minDelay the shortest adaptive delay, so that a fast endpoint's jitter does not hedge
  * @param maxRatio the most hedged calls as a share of the route's calls in {@code window} (0 to 1)
  * @param window the sliding window of the hedge budget
+ * @param byPromptSize whether an adaptive delay is read from the first-token times of prompts of the
+ * call's size (falling back to all the endpoint's while that size has too few)
  */
 record HedgeSettings(boolean enabled, boolean adaptive, double percentile, Duration delay, Duration minDelay,
-		double maxRatio, Duration window) {
+		double maxRatio, Duration window, boolean byPromptSize) {
 
-	/** The built-in defaults: off; when on, adaptive at the 95th percentile, at most 10 % of a minute's calls. */
+	/**
+	 * The built-in defaults: off; when on, adaptive at the 95th percentile of the call's prompt size,
+	 * at most 10 % of a minute's calls.
+	 */
 	public static final HedgeSettings DEFAULTS = new HedgeSettings(false, true, 95, Duration.ofSeconds(2),
-			Duration.ofMillis(100), 0.1, Duration.ofMinutes(1));
+			Duration.ofMillis(100), 0.1, Duration.ofMinutes(1), true);
 
 	public HedgeSettings {
 		if (!(percentile > 0 && percentile < 100)) {
@@ -47,7 +52,7 @@ record HedgeSettings(boolean enabled, boolean adaptive, double percentile, Durat
 	 */
 	public HedgeSettings on() {
 		return new HedgeSettings(true, this.adaptive, this.percentile, this.delay, this.minDelay, this.maxRatio,
-				this.window);
+				this.window, this.byPromptSize);
 	}
 
 }

@@ -28,7 +28,7 @@ class HedgingConfiguration {
 	Hedging llmHedging(LlmProperties properties, EndpointRegistry endpoints) {
 		HedgeProperties hedge = properties.getGateway().getHedge();
 		HedgeSettings defaults = settings(PREFIX, hedge.isEnabled(), hedge.isAdaptive(), hedge.getPercentile(),
-				hedge.getDelay(), hedge.getMinDelay(), hedge.getMaxRatio(), hedge.getWindow());
+				hedge.getDelay(), hedge.getMinDelay(), hedge.getMaxRatio(), hedge.getWindow(), hedge.isByPromptSize());
 		Set<String> routes = endpoints.routeNames().keySet();
 		Map<String, HedgeSettings> own = new LinkedHashMap<>();
 		hedge.getRoutes().forEach((route, settings) -> {
@@ -40,13 +40,15 @@ class HedgingConfiguration {
 			own.put(route, settings(prefix, or(settings.getEnabled(), defaults.enabled()),
 					or(settings.getAdaptive(), defaults.adaptive()), or(settings.getPercentile(), defaults.percentile()),
 					or(settings.getDelay(), defaults.delay()), or(settings.getMinDelay(), defaults.minDelay()),
-					or(settings.getMaxRatio(), defaults.maxRatio()), or(settings.getWindow(), defaults.window())));
+					or(settings.getMaxRatio(), defaults.maxRatio()), or(settings.getWindow(), defaults.window()),
+					or(settings.getByPromptSize(), defaults.byPromptSize())));
 		});
 		return new Hedging(defaults, own, routes);
 	}
 
 	private static HedgeSettings settings(String prefix, boolean enabled, boolean adaptive, double percentile,
-			@Nullable Duration delay, @Nullable Duration minDelay, double maxRatio, @Nullable Duration window) {
+			@Nullable Duration delay, @Nullable Duration minDelay, double maxRatio, @Nullable Duration window,
+			boolean byPromptSize) {
 		LlmConfigurationException.check(percentile > 0 && percentile < 100, prefix + ".percentile", percentile, "outside (0, 100)",
 				"Use a percentile above 0 and below 100, such as 95.");
 		LlmConfigurationException.positive(prefix + ".delay", delay, "Use a positive duration such as 2s.");
@@ -54,7 +56,7 @@ class HedgingConfiguration {
 		LlmConfigurationException.check(maxRatio >= 0 && maxRatio <= 1, prefix + ".max-ratio", maxRatio, "outside [0, 1]",
 				"Use the most hedged calls as a share of the route's calls, such as 0.1 for 10 %.");
 		LlmConfigurationException.positive(prefix + ".window", window, "Use a positive duration such as 1m.");
-		return new HedgeSettings(enabled, adaptive, percentile, delay, minDelay, maxRatio, window);
+		return new HedgeSettings(enabled, adaptive, percentile, delay, minDelay, maxRatio, window, byPromptSize);
 	}
 
 	private static <T> T or(@Nullable T value, T fallback) {

@@ -117,7 +117,7 @@ public class LlmBreakersEndpoint {
 				new GuardDescriptor(this.guard.maxCalls(), this.guard.callsThisWindow(), this.guard.isTripped()),
 				new BudgetDescriptor(this.budget.maxCostPerDay(), this.budget.spentToday(), this.budget.isTripped()),
 				RouteDegradationDescriptor.of(this.degradation), RouteBalanceDescriptor.of(this.balancer.report()),
-				ConcurrencyDescriptor.of(this.limit), HedgeDescriptor.of(this.hedging), this.shared.status());
+				ConcurrencyDescriptor.of(this.limit), HedgeDescriptor.of(this.hedging, this.endpoints), this.shared.status());
 	}
 
 	/**

@@ -65,6 +65,8 @@ public final class LlmEndpoint {
 
 	private final FirstTokenTimes firstTokenTimes = new FirstTokenTimes();
 
+	private final PromptSizeTimes promptSizeTimes = new PromptSizeTimes();
+
 	private final EndpointCapacity capacity;
 
 	private final RetryBudget retryBudget;
@@ -320,6 +322,14 @@ public final class LlmEndpoint {
 	 */
 	public FirstTokenTimes firstTokenTimes() {
 		return this.firstTokenTimes;
+	}
+
+	/**
+	 * How long this endpoint's recent attempts waited for their first token, by prompt size.
+	 * @return the first-token times of each prompt-size bucket
+	 */
+	PromptSizeTimes promptSizeTimes() {
+		return this.promptSizeTimes;
 	}
 
 	/**

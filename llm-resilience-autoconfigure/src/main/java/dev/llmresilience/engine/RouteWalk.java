@@ -53,6 +53,10 @@ final class RouteWalk {
 	// the last endpoint tried let go of the call when its breaker opened: the next one may keep it waiting for a slot
 	private boolean released;
 
+	// the prompt-size bucket of the request the walk sends now, which its first-token times are recorded in
+	// (a byte: it fits in the object's padding, so that the walk takes no more bytes for it)
+	private byte promptSize = PromptSizeTimes.NONE;
+
 	// the gateway-wide limit's permit, held while the route is walked
 	private @Nullable Runnable permit;
 
@@ -111,6 +115,7 @@ final class RouteWalk {
 	 * @return the call, to subscribe once
 	 */
 	CorePublisher<? extends Completion> chat(ChatRequest request) {
+		this.promptSize = (byte) PromptSizeTimes.bucket(request);
 		if (hedges()) {
 			return hedge(request, CHAT);
 		}
@@ -124,6 +129,7 @@ final class RouteWalk {
 	 * @return the call, to subscribe once
 	 */
 	CorePublisher<? extends CompletionDelta> stream(ChatRequest request) {
+		this.promptSize = (byte) PromptSizeTimes.bucket(request);
 		if (hedges()) {
 			return hedge(request, STREAM);
 		}
@@ -142,7 +148,7 @@ final class RouteWalk {
 		LlmEndpoint endpoint = this.endpoints.get(at);
 		LlmEndpoint next = this.endpoints.get(at + 1);
 		Hedge<T> hedge = new Hedge<>((race) -> shape.call(endpoint, request, context(at, race)),
-				(race) -> shape.call(next, request, context(at + 1, race)), hedging.delayNanos(endpoint),
+				(race) -> shape.call(next, request, context(at + 1, race)), hedging.delayNanos(endpoint, this.promptSize),
 				next::admitsCalls, hedging, (outcome) -> hedged(hedging, outcome, endpoint, next));
 		this.hedge = hedge;
 		return hedge;
@@ -256,7 +262,7 @@ final class RouteWalk {
 	private CallContext context(int index, CallContext.Race race) {
 		Leg leg = new Leg(index);
 		return new CallContext(leg, this.call.observation(), this.call.deadlineNanos(), this.call.streamDeadlineNanos(),
-				this.guards.calls(), leg, race, this.released);
+				this.guards.calls(), leg, race, this.released, this.promptSize);
 	}
 
 	// A hedge that was sent or refused: to the route's counts and the call's listeners.

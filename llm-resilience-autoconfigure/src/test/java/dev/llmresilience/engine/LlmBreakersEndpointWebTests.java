@@ -237,10 +237,26 @@ class LlmBreakersEndpointWebTests {
 			String hedging = body.substring(body.indexOf("\"hedging\":"));
 			assertThat(hedging).startsWith("\"hedging\":{\"default\":{\"delay\":\"fixed\",\"percentile\":")
 				.contains("\"fixedDelay\":\"PT1.5S\",\"minDelay\":")
-				.contains("\"maxRatio\":0.25,\"window\":\"PT1M\",\"callsInWindow\":0,\"hedgesInWindow\":0,"
+				.contains("\"maxRatio\":0.25,\"window\":\"PT1M\",\"byPromptSize\":true,\"callsInWindow\":0,\"hedgesInWindow\":0,"
 						+ "\"hedgeWon\":0,\"firstWon\":0,\"noWinner\":0,\"refused\":0}")
 				.doesNotContain("policy")
 				.doesNotContain("counts");
+		}
+
+	}
+
+	@Nested
+	@TestPropertySource(properties = { "llm.gateway.hedge.enabled=true", "llm.gateway.hedge.max-ratio=0.25" })
+	class WithAdaptiveHedgingByPromptSize {
+
+		// each endpoint of the route with the prompt sizes it has seen: none yet
+		@Test
+		void hedgingShowsTheDelayOfEachPromptSizeByEndpoint() {
+			String body = body("/actuator/llmbreakers");
+			String hedging = body.substring(body.indexOf("\"hedging\":"));
+			assertThat(hedging).startsWith("\"hedging\":{\"default\":{\"delay\":\"adaptive\",")
+				.contains("\"byPromptSize\":true,")
+				.contains("\"refused\":0,\"bySize\":{\"gpt-4o\":{}");
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntPredicate;
 
 import dev.llmresilience.benchmarks.Peers.Peer;
 
@@ -45,6 +46,19 @@ final class OpenLoop {
 	 * @return the waits and answers
 	 */
 	static Result run(Peer peer, int requests, long intervalNanos, long graceSeconds) throws InterruptedException {
+		return run((index) -> peer.call(), requests, intervalNanos, graceSeconds);
+	}
+
+	/**
+	 * Send the requests, each made by its index.
+	 * @param call makes the request of an index, and answers whether it got an answer
+	 * @param requests how many
+	 * @param intervalNanos the time between two arrivals
+	 * @param graceSeconds how long to wait for the last answers
+	 * @return the waits and answers
+	 */
+	static Result run(IntPredicate call, int requests, long intervalNanos, long graceSeconds)
+			throws InterruptedException {
 		long[] scheduled = new long[requests];
 		long[] waits = new long[requests];
 		boolean[] answered = new boolean[requests];
@@ -58,7 +72,7 @@ final class OpenLoop {
 			}
 			int index = i;
 			callers.execute(() -> {
-				boolean ok = peer.call();
+				boolean ok = call.test(index);
 				waits[index] = System.nanoTime() - target;
 				answered[index] = ok;
 			});

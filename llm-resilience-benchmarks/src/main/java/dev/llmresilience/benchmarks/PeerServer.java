@@ -4,8 +4,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 import io.netty.handler.codec.http.HttpHeaderNames;
+import org.jspecify.annotations.Nullable;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -44,6 +46,8 @@ final class PeerServer implements AutoCloseable {
 
 	private final LongSupplier delayNanos;
 
+	private final @Nullable ToLongFunction<byte[]> delayForBody;
+
 	private final StubProvider.FailureMode mode;
 
 	private final LoopResources loops;
@@ -65,7 +69,23 @@ final class PeerServer implements AutoCloseable {
 	 * @param mode what it does while its outage is on
 	 */
 	PeerServer(String name, LongSupplier delayNanos, StubProvider.FailureMode mode) {
+		this(name, delayNanos, null, mode);
+	}
+
+	/**
+	 * Start a server whose delay depends on what it is sent.
+	 * @param name names its event loops
+	 * @param delayForBody the delay before each answer, drawn per request from its body
+	 * @param mode what it does while its outage is on
+	 */
+	PeerServer(String name, ToLongFunction<byte[]> delayForBody, StubProvider.FailureMode mode) {
+		this(name, () -> 0, delayForBody, mode);
+	}
+
+	private PeerServer(String name, LongSupplier delayNanos, @Nullable ToLongFunction<byte[]> delayForBody,
+			StubProvider.FailureMode mode) {
 		this.delayNanos = delayNanos;
+		this.delayForBody = delayForBody;
 		this.mode = mode;
 		this.loops = LoopResources.create("peer-" + name, 1, 2, true);
 		this.server = HttpServer.create().host("127.0.0.1").port(0).runOn(this.loops).handle(this::handle).bindNow();
@@ -82,6 +102,12 @@ final class PeerServer implements AutoCloseable {
 			}
 			return send(response.status(HttpResponseStatus.INTERNAL_SERVER_ERROR), body.thenReturn(SERVER_ERROR),
 					SERVER_ERROR.length);
+		}
+		ToLongFunction<byte[]> delayForBody = this.delayForBody;
+		if (delayForBody != null) {
+			Mono<byte[]> answer = body.flatMap((bytes) -> Mono.delay(Duration.ofNanos(delayForBody.applyAsLong(bytes))))
+				.thenReturn(COMPLETION);
+			return send(response, answer.doOnNext((bytes) -> this.answered.incrementAndGet()), COMPLETION.length);
 		}
 		long delay = this.delayNanos.getAsLong();
 		Mono<byte[]> answer = (delay <= 0) ? body.thenReturn(COMPLETION)

@@ -14,6 +14,7 @@ import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.EndpointRegistry;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.engine.RouteBalancer;
+import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGateway;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
@@ -188,16 +189,47 @@ final class Peers implements AutoCloseable {
 	}
 
 	Peer gateway(String name, String url, @Nullable String backupUrl, BenchmarkAccess.@Nullable Hedge hedge) {
+		LlmGateway gateway = gatewayOf(url, backupUrl, hedge);
+		return peer(name, () -> gateway.chat(REQUEST).map((ChatResponse answer) -> answer.tier() != Tier.BUSY ? "ok" : ""));
+	}
+
+	/**
+	 * The gateway of {@link #gateway(String, String, String, BenchmarkAccess.Hedge)}, for a caller
+	 * that sends requests of its own.
+	 */
+	LlmGateway gatewayOf(String url, @Nullable String backupUrl, BenchmarkAccess.@Nullable Hedge hedge) {
+		return gatewayOf(url, backupUrl, hedge, null);
+	}
+
+	/**
+	 * The gateway of {@link #gatewayOf(String, String, BenchmarkAccess.Hedge)}, its endpoints'
+	 * {@code first-token-timeout} set (as measured, already scaled), or the built-in one's for
+	 * {@code null}.
+	 */
+	LlmGateway gatewayOf(String url, @Nullable String backupUrl, BenchmarkAccess.@Nullable Hedge hedge,
+			@Nullable Duration firstTokenTimeout) {
 		List<LlmEndpoint> members = new ArrayList<>();
-		members.add(this.endpoints.http(Endpoints.settings("primary", url, this.scale, 64)));
+		members.add(this.endpoints.http(withFirstTokenTimeout(Endpoints.settings("primary", url, this.scale, 64),
+				firstTokenTimeout)));
 		if (backupUrl != null) {
-			members.add(this.endpoints.http(Endpoints.settings("backup", backupUrl, this.scale, 64)));
+			members.add(this.endpoints.http(withFirstTokenTimeout(Endpoints.settings("backup", backupUrl, this.scale, 64),
+					firstTokenTimeout)));
 		}
 		List<String> route = members.stream().map(LlmEndpoint::name).toList();
 		EndpointRegistry registry = new EndpointRegistry(members, Map.of("default", route), List.of());
-		LlmGateway gateway = BenchmarkAccess.gateway(registry, scaled(Endpoints.DEFAULT_DEADLINE),
+		return BenchmarkAccess.gateway(registry, scaled(Endpoints.DEFAULT_DEADLINE),
 				RouteBalancer.priority(registry), hedge);
-		return peer(name, () -> gateway.chat(REQUEST).map((ChatResponse answer) -> answer.tier() != Tier.BUSY ? "ok" : ""));
+	}
+
+	private static EndpointSettings withFirstTokenTimeout(EndpointSettings settings, @Nullable Duration firstTokenTimeout) {
+		if (firstTokenTimeout == null) {
+			return settings;
+		}
+		EndpointSettings.Timeouts timeouts = settings.timeouts();
+		return settings.toBuilder()
+			.timeouts(new EndpointSettings.Timeouts(timeouts.timeout(), timeouts.connectTimeout(), firstTokenTimeout,
+					timeouts.streamIdleTimeout(), timeouts.upstreamStreaming()))
+			.build();
 	}
 
 	private static Peer peer(String name, Supplier<Mono<String>> call) {

@@ -22,6 +22,16 @@ import dev.llmresilience.engine.BenchmarkAccess;
  * <p>System properties: {@code scale} (default 0.1), {@code requests} (default 2000),
  * {@code rate} (per second, default 50), {@code peers} (names, comma separated, default all),
  * {@code seed} (default 15).
+ *
+ * <p>With {@code prompts=mixed}, the prompts are of many sizes and the first token depends on the
+ * size, as prefill does: sizes log-uniform from 50 to 20,000 characters, and a first token of
+ * {@code prefill(size)} times a narrow log-normal noise ({@code sigma}, default 0.3), drawn
+ * independently by each endpoint for the same size, calibrated so that over all prompts the median is
+ * 0.8 s and the p99 15 s. With {@code stragglers} above 0 (default 0), that share of requests is
+ * also a straggler on the endpoint it reaches (a further factor, log-normal with sigma 0.5, drawn
+ * independently per endpoint), and the prefill grows as size to the power {@code slope} (default
+ * 0.3); the factor is then calibrated to the same median and p99. The gateway runs without hedging,
+ * hedging per endpoint, and hedging per endpoint and prompt size; see {@link MixedPrompts}.
  */
 public final class StragglerReplay {
 
@@ -38,11 +48,15 @@ public final class StragglerReplay {
 		double rate = Double.parseDouble(System.getProperty("rate", "50"));
 		String only = System.getProperty("peers", "");
 		long seed = Long.getLong("seed", 15);
+		if ("mixed".equals(System.getProperty("prompts", "same"))) {
+			MixedPrompts.run(scale, requests, rate, seed);
+			System.exit(0);
+		}
 		Machine.describe("StragglerReplay: log-normal first token, p50 0.8 s, p99 15 s, scaled");
 		System.out.printf(Locale.ROOT, "scale %s, sigma %.3f, %d requests at %.0f/s, seed %d%n", scale, SIGMA, requests,
 				rate, seed);
 		BenchmarkAccess.Hedge hedge = new BenchmarkAccess.Hedge(true, 95, Endpoints.scaled(Duration.ofSeconds(2), scale),
-				Endpoints.scaled(Duration.ofMillis(100), scale), 0.1, Duration.ofMinutes(1));
+				Endpoints.scaled(Duration.ofMillis(100), scale), 0.1, Duration.ofMinutes(1), false);
 		System.out.println("| peer | answered | p50 | p99 | p99.9 | max | upstream calls per request | extra calls | extra tokens | calls the peer never ended |");
 		System.out.println("|---|---|---|---|---|---|---|---|---|---|");
 		String[] names = { "raw WebClient", "Resilience4j by hand", "Spring AI OpenAiChatModel",

@@ -69,7 +69,8 @@ public final class BenchmarkAccess {
 	public static LlmGateway gateway(EndpointRegistry registry, Duration deadline, RouteBalancer balancer,
 			@Nullable Hedge hedge) {
 		Hedging hedging = (hedge != null) ? new Hedging(new HedgeSettings(true, hedge.adaptive(), hedge.percentile(),
-				hedge.delay(), hedge.minDelay(), hedge.maxRatio(), hedge.window()), Map.of(), List.of("default"))
+				hedge.delay(), hedge.minDelay(), hedge.maxRatio(), hedge.window(), hedge.byPromptSize()), Map.of(),
+				List.of("default"))
 				: Hedging.off();
 		return new DefaultLlmGateway(registry, GatewaySettings.of(deadline), Degradation.none(), List.of(),
 				ObservationRegistry.NOOP, balancer, hedging);
@@ -110,6 +111,7 @@ public final class BenchmarkAccess {
 	 * @param minDelay the least it may be
 	 * @param maxRatio the most hedges per call over the window
 	 * @param window the window the ratio is counted over
+	 * @param byPromptSize whether an adaptive delay is learned per prompt size too
 	 */
 	/**
 	 * An endpoint whose client tells its capacity what the provider's headers announce, as the
@@ -138,7 +140,7 @@ public final class BenchmarkAccess {
 	}
 
 	public record Hedge(boolean adaptive, double percentile, Duration delay, Duration minDelay, double maxRatio,
-			Duration window) {
+			Duration window, boolean byPromptSize) {
 	}
 
 }
