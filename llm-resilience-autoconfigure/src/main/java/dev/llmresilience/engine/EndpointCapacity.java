@@ -11,8 +11,8 @@ import dev.llmresilience.chat.Usage;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.protocol.ClientSettings.ProviderLimits;
 import dev.llmresilience.protocol.ClientSettings.RateLimitListener;
-import dev.llmresilience.spi.CapacityShare;
 import dev.llmresilience.spi.SharedState.CallCounter;
+import dev.llmresilience.spi.SharedState.CapacityShare;
 import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.Schedulers;
 

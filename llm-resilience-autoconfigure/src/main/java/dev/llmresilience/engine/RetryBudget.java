@@ -2,6 +2,7 @@ package dev.llmresilience.engine;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 
 import dev.llmresilience.gateway.EndpointSettings;
 
@@ -10,7 +11,10 @@ import dev.llmresilience.gateway.EndpointSettings;
  * over the last minute may be at most {@code retry.budget} percent of its calls over that minute,
  * plus {@code retry.budget-min-per-second} a second, so that retries never multiply an overloaded
  * provider's load while a lone call still gets its attempts. A minute of one-second buckets, counted
- * without a lock on the success path; counted per replica.
+ * without a lock on the success path; counted per replica. Replicas that each keep their retries
+ * within a share of their own calls keep the fleet's within that share of the fleet's calls; the
+ * floor is what a fleet would multiply, so with shared state each replica has its share of it
+ * ({@link #fleet}).
  */
 final class RetryBudget {
 
@@ -29,9 +33,22 @@ final class RetryBudget {
 
 	private final LongAdder refused = new LongAdder();
 
+	// the replicas the floor is shared among (1 without shared state)
+	private volatile IntSupplier replicas = () -> 1;
+
 	RetryBudget(EndpointSettings.RetrySettings settings) {
 		this.percent = settings.budget();
 		this.floor = (long) settings.budgetMinPerSecond() * SECONDS;
+	}
+
+	/**
+	 * Share the floor among the fleet's replicas: each has {@code budget-min-per-second} divided
+	 * by the replicas alive, so that the fleet retries that many a second beyond the share, not
+	 * that many times the replicas.
+	 * @param replicas the replicas alive, as last heard
+	 */
+	void fleet(IntSupplier replicas) {
+		this.replicas = replicas;
 	}
 
 	/**
@@ -72,12 +89,17 @@ final class RetryBudget {
 
 	// the retries the window's calls allow
 	private double allowed(SlidingCounts.Window window) {
-		return window.calls() * this.percent / 100 + this.floor;
+		return window.calls() * this.percent / 100 + floor();
+	}
+
+	// this replica's share of the floor, over the window
+	private double floor() {
+		return (double) this.floor / Math.max(1, this.replicas.getAsInt());
 	}
 
 	/**
 	 * @param percent {@code retry.budget}
-	 * @param minPerSecond {@code retry.budget-min-per-second}
+	 * @param minPerSecond {@code retry.budget-min-per-second}, the fleet's (this replica's share of it is in {@code left})
 	 * @param calls calls over the last minute
 	 * @param retries retries over the last minute
 	 * @param left retries the budget still has

@@ -6,8 +6,8 @@ import java.time.Duration;
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.SharedStateProperties;
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.CapacityShare;
 import dev.llmresilience.spi.SharedState;
+import dev.llmresilience.spi.SharedState.CapacityShare;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -77,7 +77,8 @@ class SharedStateConfiguration {
 
 	/**
 	 * What the endpoints learn of their providers' rate limits, shared with the fleet when the
-	 * state is (a provider's limit is its key's, not a replica's).
+	 * state is (a provider's limit is its key's, not a replica's), and the retry budgets' floor,
+	 * shared among the replicas alive.
 	 */
 	@Bean
 	@ConditionalOnMissingBean
@@ -85,6 +86,8 @@ class SharedStateConfiguration {
 		CapacityShare share = sharedState.capacity();
 		for (LlmEndpoint endpoint : endpoints.endpoints()) {
 			endpoint.capacity().share(endpoint.name(), share);
+			// a retry budget's floor is the fleet's, shared among the replicas alive
+			endpoint.retryBudget().fleet(() -> sharedState.status().replicas());
 		}
 		return share;
 	}

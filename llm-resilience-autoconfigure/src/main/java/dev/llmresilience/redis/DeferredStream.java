@@ -79,8 +79,9 @@ final class DeferredStream {
 	 * @param reason why it failed, or empty
 	 */
 	Mono<Long> end(String digest, String state, String json, String id, String reason) {
-		return this.fleet.script(END, List.of(entry(digest), this.stream), state, json, this.retention.toMillis(), GROUP,
-				id, this.fleet.replica(), reason);
+		return this.fleet.script(END, List.of(entry(digest), this.stream), state, json,
+				this.retention.toMillis(), GROUP, id, this.fleet.replica(), reason,
+				this.fleet.settings().replicaTimeout().toMillis());
 	}
 
 	/**

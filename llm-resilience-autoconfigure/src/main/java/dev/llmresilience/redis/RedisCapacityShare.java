@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BiConsumer;
 
-import dev.llmresilience.spi.CapacityShare;
 import dev.llmresilience.spi.SharedState.CallCounter;
+import dev.llmresilience.spi.SharedState.CapacityShare;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 

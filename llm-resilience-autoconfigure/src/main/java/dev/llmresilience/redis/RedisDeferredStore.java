@@ -27,8 +27,11 @@ import reactor.core.publisher.Mono;
  * the stream until its event is published ({@code deferred-evented.lua}): a replica that dies in
  * between leaves it to the one that takes its messages over, which publishes the event, also when it
  * took the message over before that end (the replica was unheard of for its timeout while it still
- * ran the request): its own end then learns that the other one counted with its event due. So an
- * event comes at least once (twice if a replica dies after it published and before Redis heard of it).
+ * ran the request): its own end then learns that the other one counted with its event due, and
+ * asks again each heartbeat until that event is out, or publishes it once that replica has had
+ * {@code replica-timeout} to publish it and has not (a replica taken for gone that publishes later
+ * makes it come twice). So
+ * an event comes at least once (twice if a replica dies after it published and before Redis heard of it).
  *
  * <p>A new request's ticket is given once Redis has acknowledged its entry ({@link #add}); when
  * Redis is unavailable, or does not answer within the command timeout, it is held here and reported
@@ -61,6 +64,12 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	/** Ends that counted, whose events are published, and whose messages Redis has not let go yet: ids by digest. */
 	private final Map<String, String> evented = new ConcurrentHashMap<>();
+
+	/**
+	 * Requests ended here whose end came second to another replica's, with that replica's event
+	 * due on the message held here, by ticket: asked about at each heartbeat until the event is out.
+	 */
+	private final Map<String, Held> awaiting = new ConcurrentHashMap<>();
 
 	/** Unreadable entries taken here whose FAILED end Redis has not acknowledged yet, by digest. */
 	private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
@@ -253,8 +262,15 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			.end(TicketDigest.of(ticket), ended.entry.state().name(), this.codec.write(ended.entry),
 					(ended.id != null) ? ended.id : "", reason)
 			.subscribe((counts) -> {
-				if (counts == 3) {
-					publishTheirs(ticket, ended);
+				if (counts == 3 || counts == 4) {
+					// another replica's end counted, its event due on the message held here: no longer
+					// this replica's to tell (lookups read the answer that counted, from Redis)
+					if (this.held.remove(ticket, ended)) {
+						this.awaiting.put(ticket, ended);
+						if (counts == 3) {
+							publishTheirs(ticket, ended);
+						}
+					}
 					return;
 				}
 				boolean mine = this.held.remove(ticket, ended);
@@ -286,7 +302,7 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		String digest = TicketDigest.of(ticket);
 		this.redis.fields(ticket, List.of("json")).subscribe((fields) -> {
 			Runner here = this.runner;
-			if (ended.id == null || here == null || !this.held.remove(ticket, ended)) {
+			if (ended.id == null || here == null || !this.awaiting.remove(ticket, ended)) {
 				return;
 			}
 			try {
@@ -298,6 +314,26 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			}
 			published(digest, ended.id);
 		}, (error) -> { });
+	}
+
+	/**
+	 * Ask again, at a heartbeat, whether another replica's event, due on a message held here, is
+	 * out (the message is then let go) or overdue (then published here).
+	 */
+	private void recheckTheirs(String ticket, Held kept) {
+		String reason = (kept.entry.reason() != null) ? kept.entry.reason() : "";
+		this.redis
+			.end(TicketDigest.of(ticket), kept.entry.state().name(), this.codec.write(kept.entry),
+					(kept.id != null) ? kept.id : "", reason)
+			.subscribe((counts) -> {
+				if (counts == 3) {
+					publishTheirs(ticket, kept);
+				}
+				else if (counts != 4) {
+					// its event is out: the end just sent let go of the message
+					this.awaiting.remove(ticket, kept);
+				}
+			}, (error) -> { });
 	}
 
 	/** A request's event is out: its message may leave the stream (again at a heartbeat if Redis did not answer). */
@@ -429,6 +465,7 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			}
 		});
 		this.unreadable.keySet().forEach(this::endUnreadable);
+		this.awaiting.forEach(this::recheckTheirs);
 		this.evented.forEach(this::published);
 		poll();
 		this.redis.reclaim().subscribe((taken) -> {

@@ -8,10 +8,10 @@ import java.util.Collection;
 import java.util.List;
 
 import dev.llmresilience.spi.BreakerControl;
-import dev.llmresilience.spi.CapacityShare;
 import dev.llmresilience.spi.DeferredStore;
 import dev.llmresilience.spi.SharedState;
 import dev.llmresilience.spi.SharedState.CallCounter;
+import dev.llmresilience.spi.SharedState.CapacityShare;
 import dev.llmresilience.spi.SharedState.SpendLedger;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import org.jspecify.annotations.Nullable;

@@ -11,6 +11,7 @@ import dev.llmresilience.chat.Attempt;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.engine.LlmBreakersEndpoint.BreakersDescriptor;
 import dev.llmresilience.support.Answers;
 import dev.llmresilience.support.RateLimitedProvider;
 import dev.llmresilience.support.Wire;
@@ -35,7 +36,8 @@ import static org.awaitility.Awaitility.await;
  * A provider's rate limit is its API key's, not a replica's: with shared state on a real Redis,
  * replicas behind a round robin keep a configured requests-per-minute for the fleet, and a 429 or
  * headers saying a window is spent, received by one replica, stop the others from sending into it
- * until its reset (docs/capacity.md, "A fleet of replicas").
+ * until its reset, and the retry budget's floor is the fleet's (docs/capacity.md, "A fleet of
+ * replicas").
  */
 class FleetCapacityTests {
 
@@ -146,6 +148,22 @@ class FleetCapacityTests {
 			}
 			assertThat(limited.received()).isEqualTo(3);
 			assertThat(limited.refused()).as("429s").isZero();
+		});
+	}
+
+	@Test
+	void aRetryBudgetsFloorIsSharedAmongTheReplicasAlive() {
+		this.primary.setDispatcher(answering("from primary"));
+		// 3 retries a second beyond the 20 %: 180 a minute for the fleet, 60 for each of three replicas
+		Replicas.run(fleet(3, "llm.defaults.retry.budget-min-per-second=3"), (replicas) -> {
+			for (ApplicationContext replica : replicas) {
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+					BreakersDescriptor report = replica.getBean(LlmBreakersEndpoint.class).breakers();
+					assertThat(report.sharedState().replicas()).isEqualTo(3);
+					assertThat(capacity(replica).retryBudget().left()).isEqualTo(60);
+					assertThat(capacity(replica).retryBudget().minPerSecond()).as("the fleet's, as configured").isEqualTo(3);
+				});
+			}
 		});
 	}
 

@@ -249,6 +249,36 @@ class RedisDeferredStoreTests {
 		await().during(Duration.ofMillis(400)).atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ended).hasSize(1));
 	}
 
+	/**
+	 * The same, but the other replica's end is fresh: its event is its own to publish (it is
+	 * alive, only taken for gone): this replica publishes nothing, asks again at its heartbeats,
+	 * and lets the message go once that event is out. Both publishing made two events of one end.
+	 */
+	@Test
+	void anEndOfARequestAnotherReplicaEndedJustBeforeLeavesItsEventToThatReplica() {
+		Replica a = replica("a");
+		DeferredEntry entry = pending("dfr_theirs");
+		a.store.add(entry).block(WAIT);
+		String id = this.commands.hget(hash("dfr_theirs"), "id");
+		DeferredEntry theirs = entry.completed(ChatResponse.builder().content("b's answer").endpoint("primary")
+				.model("gpt-x").build(), CREATED.plusSeconds(4));
+		long now = Long.parseLong(this.commands.time().get(0)) * 1000;
+		this.commands.hset(hash("dfr_theirs"), Map.of("state", "COMPLETED", "by", "b", "event", id, "json",
+				new DeferredCodec().write(theirs), "ended", String.valueOf(now)));
+		AtomicInteger won = new AtomicInteger();
+		a.store.end(entry.completed(answer(), CREATED.plusSeconds(5)), won::incrementAndGet);
+		await().during(Duration.ofMillis(500)).atMost(WAIT).untilAsserted(() -> {
+			assertThat(a.runner.ended).as("b's event is b's to publish").isEmpty();
+			assertThat(this.commands.xlen(PREFIX + "deferred")).as("the message waits for b's event").isOne();
+		});
+		// b publishes its event, as deferred-evented.lua records it
+		this.commands.hdel(hash("dfr_theirs"), "event");
+		await().atMost(WAIT).until(() -> a.store.find("dfr_theirs").isEmpty());
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.xlen(PREFIX + "deferred")).isZero());
+		assertThat(a.runner.ended).isEmpty();
+		assertThat(won).hasValue(0);
+	}
+
 	@Test
 	void anAttemptSavedHereReachesTheRequestsHashOnRedis() {
 		Replica a = replica("a");
