@@ -7,7 +7,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -159,16 +158,7 @@ public final class FalsePositiveReplay {
 	/** Log-normal first tokens: median 0.8 s and the p99 {@code -Dp99} (seconds, default 15), times the scale. */
 	private static LongSupplier firstTokens(double scale, long seed) {
 		double p99 = Double.parseDouble(System.getProperty("p99", "15"));
-		double sigma = Math.log(p99 / MEDIAN_SECONDS) / 2.3263;
-		SplittableRandom random = new SplittableRandom(seed);
-		return () -> {
-			synchronized (random) {
-				// Box-Muller: SplittableRandom has no nextGaussian on Java 17
-				double gaussian = Math.sqrt(-2 * Math.log(1.0 - random.nextDouble()))
-						* Math.cos(2 * Math.PI * random.nextDouble());
-				return (long) (MEDIAN_SECONDS * Math.exp(sigma * gaussian) * scale * 1e9);
-			}
-		};
+		return StragglerReplay.logNormal(MEDIAN_SECONDS, Math.log(p99 / MEDIAN_SECONDS) / 2.3263, scale, seed);
 	}
 
 	private static Map<Outcome, AtomicLong> counts() {

@@ -5,7 +5,6 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import reactor.core.publisher.Mono;
 import reactor.netty.DisposableServer;
@@ -102,9 +101,9 @@ final class LimitedProvider implements AutoCloseable {
 					response.header("retry-after-ms", Long.toString(Math.max(1, reset / 1_000_000)));
 				}
 				response.header("retry-after", Long.toString(Math.max(1, (reset + 999_999_999) / 1_000_000_000)));
-				return send(response.status(HttpResponseStatus.TOO_MANY_REQUESTS), Mono.just(LIMITED), LIMITED.length);
+				return PeerServer.send(response.status(HttpResponseStatus.TOO_MANY_REQUESTS), Mono.just(LIMITED), LIMITED.length);
 			}
-			return send(response, Mono.delay(this.delay).thenReturn(PeerServer.COMPLETION), PeerServer.COMPLETION.length);
+			return PeerServer.send(response, Mono.delay(this.delay).thenReturn(PeerServer.COMPLETION), PeerServer.COMPLETION.length);
 		});
 	}
 
@@ -131,13 +130,6 @@ final class LimitedProvider implements AutoCloseable {
 	private static String goDuration(long nanos) {
 		long millis = Math.max(1, nanos / 1_000_000);
 		return (millis < 1000) ? millis + "ms" : String.format(Locale.ROOT, "%.3fs", millis / 1000.0);
-	}
-
-	private static Mono<Void> send(HttpServerResponse response, Mono<byte[]> body, int length) {
-		return response.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
-			.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(length))
-			.sendByteArray(body)
-			.then();
 	}
 
 	String baseUrl() {

@@ -47,9 +47,9 @@ final class MixedPrompts {
 	record Model(double intercept, double slope, double sigma, double stragglers, double factor) {
 
 		double seconds(double lnSize, SplittableRandom random) {
-			double log = this.intercept + this.slope * (lnSize - MID) + this.sigma * gaussian(random);
+			double log = this.intercept + this.slope * (lnSize - MID) + this.sigma * StragglerReplay.gaussian(random);
 			if (this.stragglers > 0 && random.nextDouble() < this.stragglers) {
-				log += Math.log(this.factor) + STRAGGLE_SIGMA * gaussian(random);
+				log += Math.log(this.factor) + STRAGGLE_SIGMA * StragglerReplay.gaussian(random);
 			}
 			return Math.exp(log);
 		}
@@ -222,12 +222,6 @@ final class MixedPrompts {
 
 	private static String real(long nanos, double scale) {
 		return String.format(Locale.ROOT, "%.2f s", nanos / 1e9 / scale);
-	}
-
-	private static double gaussian(SplittableRandom random) {
-		double u = 1.0 - random.nextDouble();
-		double v = random.nextDouble();
-		return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 	}
 
 }

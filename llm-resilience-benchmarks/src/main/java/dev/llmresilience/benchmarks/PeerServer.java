@@ -115,7 +115,8 @@ final class PeerServer implements AutoCloseable {
 		return send(response, answer.doOnNext((bytes) -> this.answered.incrementAndGet()), COMPLETION.length);
 	}
 
-	private static Mono<Void> send(HttpServerResponse response, Mono<byte[]> body, int length) {
+	/** A JSON body of a known length. */
+	static Mono<Void> send(HttpServerResponse response, Mono<byte[]> body, int length) {
 		return response.header(HttpHeaderNames.CONTENT_TYPE, "application/json")
 			.header(HttpHeaderNames.CONTENT_LENGTH, Integer.toString(length))
 			.sendByteArray(body)

@@ -167,12 +167,8 @@ public final class StormReplay {
 		try (LimitedProvider primary = new LimitedProvider("primary", REQUESTS, TOKENS, Endpoints.scaled(WINDOW, scale),
 				delay, true); PeerServer backup = new PeerServer("backup", () -> backupDelay, StubProvider.FailureMode.HANG);
 				Endpoints endpoints = new Endpoints()) {
-			LlmEndpoint first = endpoints.learning(Endpoints.settings("primary", primary.baseUrl(), scale, 50, false));
-			LlmEndpoint second = endpoints.http(Endpoints.settings("backup", backup.baseUrl(), scale, 200, false));
-			EndpointRegistry registry = new EndpointRegistry(List.of(first, second),
-					Map.of("default", List.of("primary", "backup")), List.of());
-			LlmGateway gateway = BenchmarkAccess.gateway(registry, Endpoints.scaled(Endpoints.DEFAULT_DEADLINE, scale),
-					RouteBalancer.priority(registry), null);
+			LlmGateway gateway = gateway(endpoints,
+					Endpoints.settings("primary", primary.baseUrl(), scale, 50, false), backup, scale);
 			double interactiveRate = 0.8;
 			double rate = interactiveRate + batchRate;
 			int total = (int) (minutes * 60 * rate);
@@ -242,13 +238,18 @@ public final class StormReplay {
 						retry.maxBackoff(), retry.jitter(), retry.maxRetryAfter(), 100f, retry.budgetMinPerSecond()))
 				.build();
 		}
-		LlmEndpoint first = endpoints.learning(settings);
+		LlmGateway gateway = gateway(endpoints, settings, backup, scale);
+		return () -> gateway.chat(REQUEST).map((answer) -> answer.tier() != Tier.BUSY);
+	}
+
+	/** The route [primary, backup]: a primary that learns its limits from its answers' headers. */
+	private static LlmGateway gateway(Endpoints endpoints, EndpointSettings primary, PeerServer backup, double scale) {
+		LlmEndpoint first = endpoints.learning(primary);
 		LlmEndpoint second = endpoints.http(Endpoints.settings("backup", backup.baseUrl(), scale, 200, false));
 		EndpointRegistry registry = new EndpointRegistry(List.of(first, second),
 				Map.of("default", List.of("primary", "backup")), List.of());
-		LlmGateway gateway = BenchmarkAccess.gateway(registry, Endpoints.scaled(Endpoints.DEFAULT_DEADLINE, scale),
+		return BenchmarkAccess.gateway(registry, Endpoints.scaled(Endpoints.DEFAULT_DEADLINE, scale),
 				RouteBalancer.priority(registry), null);
-		return () -> gateway.chat(REQUEST).map((answer) -> answer.tier() != Tier.BUSY);
 	}
 
 	/** 3 attempts on a 429 or a 5xx, 500 ms doubling (scaled), then the backup. */

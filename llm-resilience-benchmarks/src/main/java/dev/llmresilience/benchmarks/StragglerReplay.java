@@ -106,16 +106,29 @@ public final class StragglerReplay {
 
 	/** Log-normal delays: median 0.8 s and p99 15 s, times the scale. */
 	static LongSupplier straggler(double scale, long seed) {
+		return logNormal(MEDIAN_SECONDS, SIGMA, scale, seed);
+	}
+
+	/**
+	 * Log-normal delays, in nanoseconds.
+	 * @param medianSeconds their median, in real seconds
+	 * @param sigma the spread of their logarithm ({@code ln(p99 / median) / 2.3263})
+	 * @param scale the time scale they are multiplied by
+	 * @param seed the random sequence's seed
+	 * @return the delays, drawn one per call
+	 */
+	static LongSupplier logNormal(double medianSeconds, double sigma, double scale, long seed) {
 		SplittableRandom random = new SplittableRandom(seed);
 		return () -> {
 			synchronized (random) {
 				double gaussian = gaussian(random);
-				return (long) (MEDIAN_SECONDS * Math.exp(SIGMA * gaussian) * scale * 1e9);
+				return (long) (medianSeconds * Math.exp(sigma * gaussian) * scale * 1e9);
 			}
 		};
 	}
 
-	private static double gaussian(SplittableRandom random) {
+	/** A standard normal draw. */
+	static double gaussian(SplittableRandom random) {
 		// Box-Muller: SplittableRandom has no nextGaussian on Java 17
 		double u = 1.0 - random.nextDouble();
 		double v = random.nextDouble();
