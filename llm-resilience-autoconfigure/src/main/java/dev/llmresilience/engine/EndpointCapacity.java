@@ -121,8 +121,7 @@ final class EndpointCapacity implements RateLimitListener {
 			}
 			CallCounter fleet = this.fleetRequests;
 			if (fleet != null && !fleet.tryAcquire()) {
-				// the fleet's minutes are the clock's
-				return -1 - TimeUnit.MILLISECONDS.toNanos(MINUTE_MILLIS - Math.floorMod(this.clock.millis(), MINUTE_MILLIS));
+				return -1 - untilTheNextMinute();
 			}
 			take(Dimension.REQUESTS, 1);
 			take(Dimension.TOKENS, tokens);
@@ -300,6 +299,10 @@ final class EndpointCapacity implements RateLimitListener {
 		fleet.emptied(this.name, at(until, now));
 	}
 
+	// the fleet's windows are the clock's minutes
+	private long untilTheNextMinute() {
+		return TimeUnit.MILLISECONDS.toNanos(MINUTE_MILLIS - Math.floorMod(this.clock.millis(), MINUTE_MILLIS));
+	}
 
 	@Override
 	public void limits(ProviderLimits limits) {
@@ -358,7 +361,7 @@ final class EndpointCapacity implements RateLimitListener {
 		long used = (dimension == Dimension.REQUESTS) ? this.requestsUsed : this.tokensUsed;
 		CallCounter fleet = this.fleetRequests;
 		if (limit > 0 && dimension == Dimension.REQUESTS && fleet != null) {
-			long next = TimeUnit.MILLISECONDS.toNanos(MINUTE_MILLIS - Math.floorMod(this.clock.millis(), MINUTE_MILLIS));
+			long next = untilTheNextMinute();
 			return new Known(limit, empty ? 0 : Math.max(0, limit - fleet.callsThisWindow()),
 					at(empty ? Math.max(this.emptyUntil, now + next) : now + next, now), Source.CONFIGURED);
 		}

@@ -30,8 +30,8 @@ import reactor.core.publisher.Mono;
  * ran the request): its own end then learns that the other one counted with its event due, and
  * asks again each heartbeat until that event is out, or publishes it once that replica has had
  * {@code replica-timeout} to publish it and has not (a replica taken for gone that publishes later
- * makes it come twice). So
- * an event comes at least once (twice if a replica dies after it published and before Redis heard of it).
+ * makes it come twice). So an event comes at least once (twice if a replica dies after it published
+ * and before Redis heard of it).
  *
  * <p>A new request's ticket is given once Redis has acknowledged its entry ({@link #add}); when
  * Redis is unavailable, or does not answer within the command timeout, it is held here and reported
@@ -257,46 +257,50 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		if (ended == null || ended.isPending()) {
 			return;
 		}
+		end(ticket, ended).subscribe((counts) -> {
+			if (counts == 3 || counts == 4) {
+				// another replica's end counted, its event due on the message held here: no longer
+				// this replica's to tell (lookups read the answer that counted, from Redis)
+				if (this.held.remove(ticket, ended)) {
+					this.awaiting.put(ticket, ended);
+					if (counts == 3) {
+						publishTheirs(ticket, ended);
+					}
+				}
+				return;
+			}
+			boolean mine = this.held.remove(ticket, ended);
+			if (mine && counts == 1) {
+				if (ended.won != null) {
+					ended.won.run();
+				}
+				if (ended.id != null) {
+					published(TicketDigest.of(ticket), ended.id);
+				}
+			}
+			else if (counts == 0) {
+				logger.debug("A deferred request this replica ended had already ended on another replica");
+			}
+			else if (counts == 2) {
+				logger.debug("A deferred request this replica ended was taken over, ended, while this replica "
+						+ "was unheard of, and its event published by the replica that took it");
+			}
+		}, (error) -> { });
+	}
+
+	/** This replica's end of a request, sent to Redis ({@code deferred-end.lua}): how it counted. */
+	private Mono<Long> end(String ticket, Held ended) {
 		String reason = (ended.entry.reason() != null) ? ended.entry.reason() : "";
-		this.redis
-			.end(TicketDigest.of(ticket), ended.entry.state().name(), this.codec.write(ended.entry),
-					(ended.id != null) ? ended.id : "", reason)
-			.subscribe((counts) -> {
-				if (counts == 3 || counts == 4) {
-					// another replica's end counted, its event due on the message held here: no longer
-					// this replica's to tell (lookups read the answer that counted, from Redis)
-					if (this.held.remove(ticket, ended)) {
-						this.awaiting.put(ticket, ended);
-						if (counts == 3) {
-							publishTheirs(ticket, ended);
-						}
-					}
-					return;
-				}
-				boolean mine = this.held.remove(ticket, ended);
-				if (mine && counts == 1) {
-					if (ended.won != null) {
-						ended.won.run();
-					}
-					if (ended.id != null) {
-						published(TicketDigest.of(ticket), ended.id);
-					}
-				}
-				else if (counts == 0) {
-					logger.debug("A deferred request this replica ended had already ended on another replica");
-				}
-				else if (counts == 2) {
-					logger.debug("A deferred request this replica ended was taken over, ended, while this replica "
-							+ "was unheard of, and its event published by the replica that took it");
-				}
-			}, (error) -> { });
+		return this.redis.end(TicketDigest.of(ticket), ended.entry.state().name(), this.codec.write(ended.entry),
+				(ended.id != null) ? ended.id : "", reason);
 	}
 
 	/**
-	 * Another replica's end counted, and its event is due on the message this replica took over
-	 * (that replica was taken for gone while it still ran the request, and has not published the
-	 * event): published here, with the answer stored, and then the message let go. Until the stored
-	 * entry is read, this replica's end stays held, and is sent again at the next heartbeat.
+	 * Another replica's end counted, and its event is still due, past that replica's time to
+	 * publish it, on the message this replica took over (that replica was taken for gone while it
+	 * still ran the request): published here, with the answer stored, and then the message let go.
+	 * Until the stored entry is read, the request stays {@code awaiting}, asked about again at the
+	 * next heartbeat.
 	 */
 	private void publishTheirs(String ticket, Held ended) {
 		String digest = TicketDigest.of(ticket);
@@ -321,19 +325,15 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	 * out (the message is then let go) or overdue (then published here).
 	 */
 	private void recheckTheirs(String ticket, Held kept) {
-		String reason = (kept.entry.reason() != null) ? kept.entry.reason() : "";
-		this.redis
-			.end(TicketDigest.of(ticket), kept.entry.state().name(), this.codec.write(kept.entry),
-					(kept.id != null) ? kept.id : "", reason)
-			.subscribe((counts) -> {
-				if (counts == 3) {
-					publishTheirs(ticket, kept);
-				}
-				else if (counts != 4) {
-					// its event is out: the end just sent let go of the message
-					this.awaiting.remove(ticket, kept);
-				}
-			}, (error) -> { });
+		end(ticket, kept).subscribe((counts) -> {
+			if (counts == 3) {
+				publishTheirs(ticket, kept);
+			}
+			else if (counts != 4) {
+				// its event is out: the end just sent let go of the message
+				this.awaiting.remove(ticket, kept);
+			}
+		}, (error) -> { });
 	}
 
 	/** A request's event is out: its message may leave the stream (again at a heartbeat if Redis did not answer). */
