@@ -22,6 +22,7 @@ import reactor.core.Disposable;
 
 import org.springframework.context.ApplicationContext;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -260,14 +261,6 @@ class BatchShareTests {
 		return call;
 	}
 
-	private static Dispatcher answering(String content) {
-		return new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return completion(content);
-			}
-		};
-	}
 
 	private static CapacityDescriptor capacity(ApplicationContext context, String endpoint) {
 		return context.getBean(LlmBreakersEndpoint.class).breaker(endpoint).capacity();

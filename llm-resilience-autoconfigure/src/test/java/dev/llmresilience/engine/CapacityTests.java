@@ -33,6 +33,7 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -301,14 +302,6 @@ class CapacityTests {
 		return count;
 	}
 
-	private static Dispatcher answering(String content) {
-		return new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return Answers.completion(content);
-			}
-		};
-	}
 
 	private static CapacityDescriptor capacity(ApplicationContext context, String endpoint) {
 		return context.getBean(LlmBreakersEndpoint.class).breaker(endpoint).capacity();

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.FakeUpstream.chat;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
@@ -171,13 +172,5 @@ class FleetCapacityTests {
 		return context.getBean(LlmBreakersEndpoint.class).breaker("primary").capacity();
 	}
 
-	private static Dispatcher answering(String content) {
-		return new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return Answers.completion(content);
-			}
-		};
-	}
 
 }

@@ -18,9 +18,6 @@ import dev.llmresilience.support.PacedCalls;
 import dev.llmresilience.support.RealTime;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
-import mockwebserver3.Dispatcher;
-import mockwebserver3.MockResponse;
-import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +27,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 
-import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -58,12 +55,7 @@ class HangEvidenceTests {
 	void start() {
 		this.upstreams = FakeUpstream.start();
 		this.upstreams.primary().setDispatcher(this.primary);
-		this.upstreams.backup().setDispatcher(new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return completion("from backup");
-			}
-		});
+		this.upstreams.backup().setDispatcher(answering("from backup"));
 	}
 
 	@AfterEach

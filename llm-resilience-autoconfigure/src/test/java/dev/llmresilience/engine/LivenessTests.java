@@ -38,6 +38,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.Answers.completion;
 import static dev.llmresilience.support.Answers.sse;
 import static dev.llmresilience.support.Answers.streamFixture;
@@ -326,14 +327,6 @@ class LivenessTests {
 		});
 	}
 
-	private static Dispatcher answering(String content) {
-		return new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return completion(content);
-			}
-		};
-	}
 
 	// An answer whose words come one at a time, each in its own chunk, then finish, usage and [DONE]:
 	// each word, and the end, when the test lets it go (one permit each), so that its pace is virtual.

@@ -26,6 +26,7 @@ import reactor.test.scheduler.VirtualTimeScheduler;
 
 import org.springframework.context.ApplicationContext;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.Answers.completion;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -55,12 +56,7 @@ class PromptSizeHedgingTests {
 		this.upstreams = FakeUpstream.start();
 		this.primary = new PrefillProvider();
 		this.upstreams.primary().setDispatcher(this.primary);
-		this.upstreams.backup().setDispatcher(new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return completion("from backup");
-			}
-		});
+		this.upstreams.backup().setDispatcher(answering("from backup"));
 	}
 
 	@AfterEach

@@ -24,6 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.Answers.completion;
 import static dev.llmresilience.support.FakeUpstream.endpoint;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -182,13 +183,5 @@ class SyntheticProbeTests {
 		});
 	}
 
-	private static Dispatcher answering(String content) {
-		return new Dispatcher() {
-			@Override
-			public MockResponse dispatch(RecordedRequest request) {
-				return completion(content);
-			}
-		};
-	}
 
 }

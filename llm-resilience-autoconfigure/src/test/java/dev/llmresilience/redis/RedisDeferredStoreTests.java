@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -230,12 +231,8 @@ class RedisDeferredStoreTests {
 		Replica a = replica("a");
 		DeferredEntry entry = pending("dfr_owed");
 		a.store.add(entry).block(WAIT);
-		String id = this.commands.hget(hash("dfr_owed"), "id");
-		// b held the message, ended the request, as deferred-end.lua records it, and died before its event
-		DeferredEntry theirs = entry.completed(ChatResponse.builder().content("b's answer").endpoint("primary")
-				.model("gpt-x").build(), CREATED.plusSeconds(4));
-		this.commands.hset(hash("dfr_owed"), Map.of("state", "COMPLETED", "by", "b", "event", id, "json",
-				new DeferredCodec().write(theirs)));
+		// b held the message, ended the request long ago, and died before its event
+		endedByB(entry, Map.of());
 		AtomicInteger won = new AtomicInteger();
 		a.store.end(entry.completed(answer(), CREATED.plusSeconds(5)), won::incrementAndGet);
 		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ended).hasSize(1));
@@ -259,12 +256,8 @@ class RedisDeferredStoreTests {
 		Replica a = replica("a");
 		DeferredEntry entry = pending("dfr_theirs");
 		a.store.add(entry).block(WAIT);
-		String id = this.commands.hget(hash("dfr_theirs"), "id");
-		DeferredEntry theirs = entry.completed(ChatResponse.builder().content("b's answer").endpoint("primary")
-				.model("gpt-x").build(), CREATED.plusSeconds(4));
-		long now = Long.parseLong(this.commands.time().get(0)) * 1000;
-		this.commands.hset(hash("dfr_theirs"), Map.of("state", "COMPLETED", "by", "b", "event", id, "json",
-				new DeferredCodec().write(theirs), "ended", String.valueOf(now)));
+		// b ended the request just now, by Redis's clock
+		endedByB(entry, Map.of("ended", String.valueOf(Long.parseLong(this.commands.time().get(0)) * 1000)));
 		AtomicInteger won = new AtomicInteger();
 		a.store.end(entry.completed(answer(), CREATED.plusSeconds(5)), won::incrementAndGet);
 		await().during(Duration.ofMillis(500)).atMost(WAIT).untilAsserted(() -> {
@@ -396,6 +389,18 @@ class RedisDeferredStoreTests {
 		a.store.close();
 		assertThat(output).contains("1 deferred LLM request(s) taken while Redis was unavailable or had not "
 				+ "acknowledged them are lost with this replica").doesNotContain("dfr_lost");
+	}
+
+	// replica b's end of a request whose message a holds, as deferred-end.lua records an end that counts
+	// with its event due on that message: b's answer, and the further fields given
+	private void endedByB(DeferredEntry entry, Map<String, String> fields) {
+		String id = this.commands.hget(hash(entry.ticket()), "id");
+		DeferredEntry theirs = entry.completed(ChatResponse.builder().content("b's answer").endpoint("primary")
+				.model("gpt-x").build(), CREATED.plusSeconds(4));
+		Map<String, String> ended = new HashMap<>(Map.of("state", "COMPLETED", "by", "b", "event", id, "json",
+				new DeferredCodec().write(theirs)));
+		ended.putAll(fields);
+		this.commands.hset(hash(entry.ticket()), ended);
 	}
 
 	// a message on the stream that no replica has taken, and its hash, as deferred-add.lua writes them

@@ -10,7 +10,9 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
+import mockwebserver3.RecordedRequest;
 import okio.BufferedSink;
 import okio.Okio;
 import tools.jackson.databind.JsonNode;
@@ -40,6 +42,20 @@ public final class Answers {
 	 */
 	public static MockResponse completion(String content) {
 		return json(200, completionBody(content));
+	}
+
+	/**
+	 * A provider that answers every request with {@link #completion(String)}.
+	 * @param content the content of every answer
+	 * @return the dispatcher
+	 */
+	public static Dispatcher answering(String content) {
+		return new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				return completion(content);
+			}
+		};
 	}
 
 	/**
