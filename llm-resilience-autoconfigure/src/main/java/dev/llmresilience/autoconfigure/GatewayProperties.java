@@ -54,7 +54,8 @@ public class GatewayProperties {
 	 * fraction over 0 and at most 1: of its known request rate limit, else of its bulkhead's calls in
 	 * flight. Past it a batch call goes to the route's next endpoint (attempt outcome
 	 * CAPACITY_EXHAUSTED), then defers if deferrable, else is BUSY; interactive calls keep the rest.
-	 * Counted per replica.
+	 * A rate limit's share is judged against what the key's window has left (with shared state, the
+	 * fleet's); a bulkhead's is each replica's.
 	 */
 	private double batchShare = 0.5;
 
