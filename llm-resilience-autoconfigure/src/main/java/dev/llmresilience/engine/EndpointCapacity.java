@@ -22,8 +22,8 @@ import reactor.core.scheduler.Schedulers;
  * announced (each window's remaining until its reset, less the calls sent since), and the window a
  * 429 emptied until its reset. A call it cannot take is not sent. Counted per replica, unless it
  * is {@linkplain #share shared}: then an emptied window (a 429, or headers saying nothing is left)
- * is told to the fleet, which stops sending until its reset, and a configured requests-per-minute
- * is counted for the fleet. Until a limit is configured or announced it takes every call and costs
+ * is told to the fleet, which stops sending until its reset, and the configured requests and
+ * tokens per minute are counted for the fleet. Until a limit is configured or announced it takes every call and costs
  * one volatile read.
  */
 final class EndpointCapacity implements RateLimitListener {
@@ -79,8 +79,10 @@ final class EndpointCapacity implements RateLimitListener {
 
 	private volatile String name = "";
 
-	// the fleet's count of the configured requests per minute, when shared
+	// the fleet's count of the configured requests and tokens per minute, when shared
 	private volatile @Nullable CallCounter fleetRequests;
+
+	private volatile @Nullable CallCounter fleetTokens;
 
 	// the latest end of an emptied window told to the fleet (scheduler nanos): each is told once
 	private long told = Long.MIN_VALUE;
@@ -123,6 +125,13 @@ final class EndpointCapacity implements RateLimitListener {
 			if (fleet != null && !fleet.tryAcquire()) {
 				return -1 - untilTheNextMinute();
 			}
+			CallCounter fleetTokens = this.fleetTokens;
+			if (fleetTokens != null && tokens > 0 && !fleetTokens.tryAcquire(fleetCost(tokens))) {
+				if (fleet != null) {
+					fleet.settle(-1);
+				}
+				return -1 - untilTheNextMinute();
+			}
 			take(Dimension.REQUESTS, 1);
 			take(Dimension.TOKENS, tokens);
 			take(Dimension.INPUT_TOKENS, input);
@@ -155,7 +164,7 @@ final class EndpointCapacity implements RateLimitListener {
 				wait = this.requestWindow + MINUTE - now;
 			}
 		}
-		if (this.configured.tokensPerMinute() > 0) {
+		if (this.configured.tokensPerMinute() > 0 && this.fleetTokens == null) {
 			if (!current(this.tokenWindow, now)) {
 				this.tokenWindow = now;
 				this.tokensUsed = 0;
@@ -165,6 +174,11 @@ final class EndpointCapacity implements RateLimitListener {
 			}
 		}
 		return wait;
+	}
+
+	// A call larger than the whole window takes all of it: the provider's to refuse, as here
+	private int fleetCost(long tokens) {
+		return (int) Math.min(tokens, Math.min(Integer.MAX_VALUE, this.configured.tokensPerMinute()));
 	}
 
 	// whether a configured window started and has not run its minute yet
@@ -202,6 +216,10 @@ final class EndpointCapacity implements RateLimitListener {
 				+ ((usage.completionTokens() != null) ? usage.completionTokens() : 0);
 		synchronized (this) {
 			this.tokensUsed = Math.max(0, this.tokensUsed + actual - reserved);
+		}
+		CallCounter fleet = this.fleetTokens;
+		if (fleet != null && reserved > 0) {
+			fleet.settle((int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, actual - fleetCost(reserved))));
 		}
 	}
 
@@ -241,7 +259,8 @@ final class EndpointCapacity implements RateLimitListener {
 
 	/**
 	 * Share this endpoint's capacity with the fleet: what empties it here is told to the others,
-	 * what they tell empties it here, and a configured requests-per-minute is the fleet's.
+	 * what they tell empties it here, and a configured requests- and tokens-per-minute are the
+	 * fleet's.
 	 * @param endpoint the endpoint's name
 	 * @param share the fleet's share
 	 */
@@ -250,6 +269,10 @@ final class EndpointCapacity implements RateLimitListener {
 		if (this.configured.requestsPerMinute() > 0) {
 			this.fleetRequests = share.requestsPerMinute(endpoint,
 					(int) Math.min(Integer.MAX_VALUE, this.configured.requestsPerMinute()));
+		}
+		if (this.configured.tokensPerMinute() > 0) {
+			this.fleetTokens = share.tokensPerMinute(endpoint,
+					(int) Math.min(Integer.MAX_VALUE, this.configured.tokensPerMinute()));
 		}
 		share.onEmptied((name, until) -> {
 			if (name.equals(endpoint)) {
@@ -359,8 +382,9 @@ final class EndpointCapacity implements RateLimitListener {
 				: (dimension == Dimension.TOKENS) ? this.configured.tokensPerMinute() : 0;
 		long window = (dimension == Dimension.REQUESTS) ? this.requestWindow : this.tokenWindow;
 		long used = (dimension == Dimension.REQUESTS) ? this.requestsUsed : this.tokensUsed;
-		CallCounter fleet = this.fleetRequests;
-		if (limit > 0 && dimension == Dimension.REQUESTS && fleet != null) {
+		CallCounter fleet = (dimension == Dimension.REQUESTS) ? this.fleetRequests
+				: (dimension == Dimension.TOKENS) ? this.fleetTokens : null;
+		if (limit > 0 && fleet != null) {
 			long next = untilTheNextMinute();
 			return new Known(limit, empty ? 0 : Math.max(0, limit - fleet.callsThisWindow()),
 					at(empty ? Math.max(this.emptyUntil, now + next) : now + next, now), Source.CONFIGURED);

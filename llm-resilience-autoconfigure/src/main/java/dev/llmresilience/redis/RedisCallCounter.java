@@ -88,29 +88,49 @@ final class RedisCallCounter implements CallCounter, AutoCloseable {
 	 * @param clock the clock the windows are aligned to
 	 */
 	RedisCallCounter(RedisFleet fleet, String name, int maxCalls, Duration window, Clock clock) {
+		this(fleet, name, maxCalls, window, clock, Math.max(1, Math.min(50, maxCalls / 100)));
+	}
+
+	/**
+	 * Create a counter of its own name and batch.
+	 * @param fleet this replica's seat in the fleet
+	 * @param name names its keys
+	 * @param maxCalls permits per window, fleet-wide
+	 * @param window the window's length
+	 * @param clock the clock the windows are aligned to
+	 * @param batch the permits taken from Redis at a time
+	 */
+	RedisCallCounter(RedisFleet fleet, String name, int maxCalls, Duration window, Clock clock, int batch) {
 		this.fleet = fleet;
 		this.name = name;
 		this.maxCalls = maxCalls;
 		this.windowMillis = window.toMillis();
 		this.clock = clock;
-		this.batch = Math.max(1, Math.min(50, maxCalls / 100));
+		this.batch = batch;
 		fleet.everyHeartbeat(() -> reserve(0));
 	}
 
 	@Override
 	public boolean tryAcquire() {
+		return tryAcquire(1);
+	}
+
+	@Override
+	public boolean tryAcquire(int permits) {
 		boolean permitted;
 		int wanted;
 		synchronized (this) {
 			roll();
-			if (this.stock > 0) {
-				this.stock--;
-				this.unreported++;
+			if (this.stock >= permits) {
+				this.stock -= permits;
+				this.unreported += permits;
 				permitted = true;
 			}
-			else if (mayGoOnCredit()) {
-				this.credit++;
-				this.unreported++;
+			else if (mayGoOnCredit(permits - this.stock)) {
+				// what the stock has is spent first, the rest is owed
+				this.credit += permits - this.stock;
+				this.stock = 0;
+				this.unreported += permits;
 				permitted = true;
 			}
 			else {
@@ -126,15 +146,32 @@ final class RedisCallCounter implements CallCounter, AutoCloseable {
 	}
 
 	/**
-	 * A call with no permit at hand may go ahead on credit while the fleet, as last heard, has
-	 * permits left; near the end of the window (fewer left than two batches per replica), not while
-	 * a reservation is under way: its reply may say the others took the rest.
+	 * Settle a call's permits by what it really cost: more is owed as a call on credit is, less is
+	 * given back to the fleet with the next report (a negative debt, as {@link #close} gives back).
 	 */
-	private boolean mayGoOnCredit() {
-		if (this.exhausted || this.fleetGranted + this.credit >= this.maxCalls) {
+	@Override
+	public void settle(int difference) {
+		if (difference == 0) {
+			return;
+		}
+		synchronized (this) {
+			roll();
+			this.credit += difference;
+			this.unreported += difference;
+		}
+	}
+
+	/**
+	 * A call with too few permits at hand may go ahead on credit while the fleet, as last heard, has
+	 * them left; near the end of the window (fewer left than two batches, or two such calls, per
+	 * replica), not while a reservation is under way: its reply may say the others took the rest.
+	 */
+	private boolean mayGoOnCredit(int owed) {
+		long left = this.maxCalls - this.fleetGranted - this.credit;
+		if (this.exhausted || owed > left) {
 			return false;
 		}
-		return !this.reserving || this.maxCalls - this.fleetGranted >= 2L * this.batch * this.fleet.replicas();
+		return !this.reserving || left >= 2L * Math.max(this.batch, owed) * this.fleet.replicas();
 	}
 
 	/** Take permits (none: only report and hear the fleet's figures), unless a report is under way. */
@@ -189,7 +226,7 @@ final class RedisCallCounter implements CallCounter, AutoCloseable {
 		if (now == this.window) {
 			return;
 		}
-		if (this.window >= 0 && this.unacknowledged == null && (this.credit > 0 || this.unreported > 0)) {
+		if (this.window >= 0 && this.unacknowledged == null && (this.credit != 0 || this.unreported != 0)) {
 			this.unacknowledged = new Report(this.window, ++this.reports, 0, this.credit, this.unreported);
 		}
 		if (this.unacknowledged != null && !this.reserving) {

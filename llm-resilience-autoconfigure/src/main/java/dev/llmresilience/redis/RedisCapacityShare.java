@@ -16,8 +16,9 @@ import org.apache.commons.logging.LogFactory;
  * The providers' rate limits as the fleet knows them: an endpoint emptied on one replica (a 429,
  * or headers saying a window is spent) is published on the fleet's channel
  * ({@code capacity|<until, epoch ms>|<endpoint>}) and every replica stops sending to it until
- * then; a configured requests-per-minute is counted fleet-wide by a {@link RedisCallCounter} of
- * its own ({@code capacity:<endpoint>}). Publishing never waits: a message Redis does not take
+ * then; a configured requests-per-minute and tokens-per-minute are counted fleet-wide, each by a
+ * {@link RedisCallCounter} of its own ({@code capacity:<endpoint>},
+ * {@code capacity-tokens:<endpoint>}). Publishing never waits: a message Redis does not take
  * (it is unavailable) is lost, and each replica then learns of the limit from its own answers.
  */
 final class RedisCapacityShare implements CapacityShare, AutoCloseable {
@@ -57,6 +58,18 @@ final class RedisCapacityShare implements CapacityShare, AutoCloseable {
 	public CallCounter requestsPerMinute(String endpoint, int limit) {
 		RedisCallCounter counter = new RedisCallCounter(this.fleet, "capacity:" + endpoint, limit, Duration.ofMinutes(1),
 				this.clock);
+		this.counters.add(counter);
+		return counter;
+	}
+
+	/**
+	 * The fleet's tokens: taken from Redis a hundredth of the limit at a time (a call's estimate is
+	 * often larger; what the stock lacks goes on credit), settled by the usage each answer reports.
+	 */
+	@Override
+	public CallCounter tokensPerMinute(String endpoint, int limit) {
+		RedisCallCounter counter = new RedisCallCounter(this.fleet, "capacity-tokens:" + endpoint, limit,
+				Duration.ofMinutes(1), this.clock, Math.max(1, limit / 100));
 		this.counters.add(counter);
 		return counter;
 	}

@@ -105,6 +105,29 @@ public interface SharedState {
 		boolean tryAcquire();
 
 		/**
+		 * Take a number of permits at once (a call's estimated tokens, for a counter of tokens). Must not
+		 * block. The default takes one only: a counter of calls counts them one at a time.
+		 * @param permits the permits, at least 1
+		 * @return true if the call may go ahead
+		 * @throws UnsupportedOperationException for more than one, unless the counter counts weights
+		 */
+		default boolean tryAcquire(int permits) {
+			if (permits == 1) {
+				return tryAcquire();
+			}
+			throw new UnsupportedOperationException(getClass().getName() + " takes one permit at a time");
+		}
+
+		/**
+		 * Correct what was taken by what it really cost: a call's reported tokens against its estimate.
+		 * A positive difference is counted as used; a negative one is given back to the window. Must not
+		 * block. The default ignores it.
+		 * @param difference what was used less what was taken
+		 */
+		default void settle(int difference) {
+		}
+
+		/**
 		 * Calls made in the current window (the fleet's, for a shared counter, as last reconciled).
 		 * @return the count
 		 */
@@ -193,6 +216,18 @@ public interface SharedState {
 		 * @return the fleet's counter, or {@code null} for this replica's own count
 		 */
 		default @Nullable CallCounter requestsPerMinute(String endpoint, int limit) {
+			return null;
+		}
+
+		/**
+		 * The fleet's count of an endpoint's configured tokens per minute, in windows aligned to the
+		 * clock's minutes: a call takes its estimated tokens ({@link CallCounter#tryAcquire(int)}) and
+		 * settles them by the usage its answer reports ({@link CallCounter#settle(int)}).
+		 * @param endpoint the endpoint's name
+		 * @param limit tokens per minute, fleet-wide
+		 * @return the fleet's counter, or {@code null} for this replica's own count
+		 */
+		default @Nullable CallCounter tokensPerMinute(String endpoint, int limit) {
 			return null;
 		}
 

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.chat.Attempt;
+import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Outcome;
 import dev.llmresilience.chat.Tier;
@@ -97,6 +98,63 @@ class FleetCapacityTests {
 				});
 			}
 		});
+	}
+
+	@Test
+	void twoReplicasSendAConfiguredTokensPerMinuteInAll() {
+		RedisServerSupport.clearOf(ChronoUnit.MINUTES, Duration.ofSeconds(30));
+		// each call is estimated at 102 tokens (the prompt's few and max_tokens 96) and costs that; 5 take
+		// 510, and the last 10 may sit in the other replica's stock of permits
+		this.primary.setDispatcher(new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				return Answers.completion("primary-model", "from primary", 6, 96);
+			}
+		});
+		Replicas.run(fleet(2, "llm.endpoints.primary.rate-limits.tokens-per-minute=520"), (replicas) -> {
+			int fromPrimary = 0;
+			for (int i = 0; i < 10; i++) {
+				ChatResponse answer = chat(replicas.get(i % 2), costing(96));
+				assertThat(answer.tier()).isIn(Tier.PRIMARY, Tier.FALLBACK);
+				fromPrimary += (answer.tier() == Tier.PRIMARY) ? 1 : 0;
+			}
+			// each replica's own count would let 10 through; the fleet's lets 5, and a call more per
+			// replica when that replica sent it before hearing of the other's last
+			assertThat(this.primary.getRequestCount()).as("requests the fleet sent the primary").isBetween(5, 7);
+			assertThat(fromPrimary).isEqualTo(this.primary.getRequestCount());
+			for (ApplicationContext replica : replicas) {
+				await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+					CapacityDescriptor.Window tokens = capacity(replica).tokens();
+					assertThat(tokens.limit()).isEqualTo(520);
+					assertThat(tokens.remaining()).as("the fleet's").isLessThan(102);
+					assertThat(tokens.source()).isEqualTo("CONFIGURED");
+				});
+			}
+		});
+	}
+
+	@Test
+	void theFleetsTokensAreSettledByTheUsageItsAnswersReport() {
+		RedisServerSupport.clearOf(ChronoUnit.MINUTES, Duration.ofSeconds(30));
+		// estimated at 102 tokens, each call costs 51: the rest goes back to the fleet
+		this.primary.setDispatcher(new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				return Answers.completion("primary-model", "from primary", 6, 45);
+			}
+		});
+		Replicas.run(fleet(2, "llm.endpoints.primary.rate-limits.tokens-per-minute=520"), (replicas) -> {
+			for (int i = 0; i < 14; i++) {
+				chat(replicas.get(i % 2), costing(96));
+			}
+			// without the settling 5 to 7 calls would be sent; with it, as many as leave room for one more
+			// estimate (9), and a call more per replica as above
+			assertThat(this.primary.getRequestCount()).as("requests the fleet sent the primary").isBetween(9, 11);
+		});
+	}
+
+	private static ChatRequest costing(int maxTokens) {
+		return ChatRequest.builder().user("hello").maxTokens(maxTokens).build();
 	}
 
 	@Test
