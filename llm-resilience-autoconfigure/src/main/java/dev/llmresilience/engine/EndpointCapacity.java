@@ -51,8 +51,14 @@ final class EndpointCapacity implements RateLimitListener {
 	private volatile boolean active;
 
 	// What the headers said, per dimension: the limit, what is left (less what was sent since) and
-	// when the window is whole again (scheduler nanos); inactive once past its reset.
+	// when the window is whole again (scheduler nanos). Past its reset a window of known limit is
+	// taken as whole again for another span (the longest reset the headers gave), estimated until
+	// an answer says; without a limit it is inactive once past its reset.
 	private final long[] learnedLimit = new long[DIMENSIONS];
+
+	private final long[] learnedSpan = new long[DIMENSIONS];
+
+	private final boolean[] estimated = new boolean[DIMENSIONS];
 
 	private final long[] learnedRemaining = new long[DIMENSIONS];
 
@@ -196,8 +202,17 @@ final class EndpointCapacity implements RateLimitListener {
 	private boolean learned(Dimension dimension, long now) {
 		int d = dimension.ordinal();
 		if (this.learned[d] && now >= this.learnedReset[d]) {
-			// past its reset the window is whole again: nothing is known until the next answer says
-			this.learned[d] = false;
+			if (this.learnedLimit[d] > 0 && this.learnedSpan[d] > 0) {
+				// past its reset the window is whole again, for as long as the provider's windows last
+				long spans = 1 + (now - this.learnedReset[d]) / this.learnedSpan[d];
+				this.learnedReset[d] += spans * this.learnedSpan[d];
+				this.learnedRemaining[d] = this.learnedLimit[d];
+				this.estimated[d] = true;
+			}
+			else {
+				// a window whole again of unknown limit: nothing is known until the next answer says
+				this.learned[d] = false;
+			}
 		}
 		return this.learned[d] && this.learnedRemaining[d] >= 0;
 	}
@@ -349,11 +364,14 @@ final class EndpointCapacity implements RateLimitListener {
 		if (reset <= now) {
 			return;
 		}
+		this.learnedSpan[d] = Math.max(this.learnedSpan[d], reset - now);
 		// an answer to a call sent before others does not count them: never believe more is left
 		// than the calls sent since leave of the window already known; and of a window first
 		// announced, the other requests in flight now were sent after this one, as far as anyone
 		// knows (from then on, each call sent is taken from what is left here)
-		boolean current = learned(dimension, now);
+		// a window only estimated to be whole again is replaced by what an answer says
+		boolean current = learned(dimension, now) && !this.estimated[d];
+		this.estimated[d] = false;
 		long said = (dimension == Dimension.REQUESTS && !current)
 				? Math.max(0, window.remaining() - Math.max(0, this.inFlight.getAsInt() - 1)) : window.remaining();
 		this.learnedRemaining[d] = current ? Math.min(this.learnedRemaining[d], said) : said;

@@ -102,6 +102,46 @@ class CapacityTests {
 	}
 
 	/**
+	 * A learned window whose reset has passed is whole again: taken as such (its limit left, for
+	 * another span) until an answer says, so that what depends on it, the batch share among it,
+	 * keeps the provider's limit as its basis from a window's first call.
+	 */
+	@Test
+	void aLearnedWindowPastItsResetIsTakenAsWholeAgainUntilAnAnswerSays() {
+		try (FakeUpstream upstreams = FakeUpstream.start()) {
+			RateLimitedProvider primary = provider(Wire.OPENAI, 4, Duration.ofSeconds(10));
+			upstreams.primary().setDispatcher(primary);
+			upstreams.backup().setDispatcher(answering("from backup"));
+			upstreams.withActuator().withPropertyValues("llm.defaults.retry.max-attempts=1").run((context) -> {
+				for (int i = 0; i < 4; i++) {
+					assertThat(chat(context).tier()).isEqualTo(Tier.PRIMARY);
+				}
+				assertThat(chat(context).tier()).as("the window is spent").isEqualTo(Tier.FALLBACK);
+
+				this.time.advanceTimeBy(Duration.ofSeconds(12));
+				CapacityDescriptor.Window requests = capacity(context, "primary").requests();
+				assertThat(requests).as("known before any answer of the new window").isNotNull();
+				assertThat(requests.limit()).isEqualTo(4);
+				assertThat(requests.remaining()).isEqualTo(4);
+				assertThat(requests.source()).isEqualTo("LEARNED");
+				assertThat(requests.reset()).isAfter(Clock.systemUTC().instant())
+					.isBefore(Clock.systemUTC().instant().plusSeconds(11));
+				assertThat(capacity(context, "primary").batch().basis()).isEqualTo("RATE_LIMIT");
+				assertThat(capacity(context, "primary").batch().limit()).isEqualTo(2);
+
+				for (int i = 0; i < 4; i++) {
+					assertThat(chat(context).tier()).as("call " + i + " of the new window").isEqualTo(Tier.PRIMARY);
+				}
+				ChatResponse fifth = chat(context);
+				assertThat(fifth.attempts()).extracting(Attempt::endpoint, Attempt::outcome)
+					.containsExactly(tuple("primary", Outcome.CAPACITY_EXHAUSTED), tuple("backup", Outcome.SUCCESS));
+				assertThat(primary.received()).isEqualTo(8);
+				assertThat(primary.refused()).as("429s").isZero();
+			});
+		}
+	}
+
+	/**
 	 * The first answer of a window says what was left when its request arrived: the calls sent
 	 * after it and still in flight are not counted in it, and must be by the gateway, or each
 	 * window ends with as many 429s as calls were in flight when it was first announced (the 429
