@@ -26,7 +26,7 @@ import org.jspecify.annotations.Nullable;
  * callers got.
  * <p>
  * Bounded: per endpoint a ring of {@value #BUCKETS} buckets of {@code long} counters, one per
- * breaker state and one per tier (11 a bucket, under 8 KiB an endpoint), allocated once, and one
+ * breaker state and one per tier (11 a bucket, about 12 KiB an endpoint with the arrays' headers), allocated once, and one
  * outage; nothing grows with traffic or time. Time is the injected clock's.
  */
 final class EndpointHistory implements LlmGatewayListener {
