@@ -26,8 +26,9 @@ import org.jspecify.annotations.Nullable;
  * callers got.
  * <p>
  * Bounded: per endpoint a ring of {@value #BUCKETS} buckets of {@code long} counters, one per
- * breaker state and one per tier (11 a bucket, about 12 KiB an endpoint with the arrays' headers), allocated once, and one
- * outage; nothing grows with traffic or time. Time is the injected clock's.
+ * breaker state and one per tier (11 a bucket, about 12 KiB an endpoint with the arrays'
+ * headers), allocated once, and one outage; nothing grows with traffic or time. Time is the
+ * injected clock's.
  */
 final class EndpointHistory implements LlmGatewayListener {
 
