@@ -1,9 +1,14 @@
 package dev.llmresilience.engine;
 
+import java.time.Instant;
+import java.util.Map;
+
 import dev.llmresilience.engine.LlmBreakersEndpoint.BreakerDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.BulkheadDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.ConfigDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.EndpointDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.HistoryDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.OutageDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.ProbeDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.SettingsDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.TransitionDescriptor;
@@ -11,17 +16,21 @@ import dev.llmresilience.gateway.EndpointSettings;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One endpoint as {@code /actuator/llmbreakers} shows it: its breaker, bulkhead, recent transitions
- * probes, first-token times, the evidence of a hang and known capacity.
+ * probes, first-token times, the evidence of a hang, known capacity and its last 15 minutes.
  */
 final class EndpointDescriptions {
 
 	private final BreakerTransitions transitions;
 
-	EndpointDescriptions(BreakerTransitions transitions) {
+	private final EndpointHistory history;
+
+	EndpointDescriptions(BreakerTransitions transitions, EndpointHistory history) {
 		this.transitions = transitions;
+		this.history = history;
 	}
 
 	EndpointDescriptor describe(LlmEndpoint endpoint) {
@@ -45,7 +54,23 @@ final class EndpointDescriptions {
 				(transition != null) ? describe(transition) : null,
 				this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
 				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()),
-				endpoint.hang().describe(), CapacityDescriptor.of(endpoint));
+				endpoint.hang().describe(), CapacityDescriptor.of(endpoint), history(endpoint.name()));
+	}
+
+	private HistoryDescriptor history(String endpoint) {
+		EndpointHistory.Timeline timeline = this.history.timeline(endpoint);
+		if (timeline == null) {
+			return new HistoryDescriptor("", "", EndpointHistory.BUCKET_SECONDS, Map.of(), Map.of(), null);
+		}
+		EndpointHistory.Outage outage = timeline.outage();
+		return new HistoryDescriptor(timeline.start().toString(), timeline.now().toString(), EndpointHistory.BUCKET_SECONDS,
+				timeline.states(), timeline.answers(),
+				(outage != null) ? new OutageDescriptor(describe(outage.began()), outage.probes(),
+						text(outage.firstProbe()), text(outage.lastProbe()), text(outage.ended())) : null);
+	}
+
+	private static @Nullable String text(@Nullable Instant instant) {
+		return (instant != null) ? instant.toString() : null;
 	}
 
 	private static ProbeDescriptor probes(ProbeStats probes) {

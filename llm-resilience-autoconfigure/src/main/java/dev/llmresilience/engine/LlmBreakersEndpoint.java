@@ -66,15 +66,16 @@ public class LlmBreakersEndpoint {
 	 * @param transitions the breakers' recent transitions
 	 */
 	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions) {
-		this(endpoints, transitions, null, null, CallVolumeGuard.off(), BudgetGuard.off(Clock.systemUTC()),
-				RouteBalancer.priority(endpoints), ConcurrencyLimit.off(), Hedging.off(), BreakerControl.LOCAL,
-				SharedState.LOCAL);
+		this(endpoints, transitions, new EndpointHistory(endpoints, Clock.systemUTC()), null, null, CallVolumeGuard.off(),
+				BudgetGuard.off(Clock.systemUTC()), RouteBalancer.priority(endpoints), ConcurrencyLimit.off(), Hedging.off(),
+				BreakerControl.LOCAL, SharedState.LOCAL);
 	}
 
 	/**
 	 * Create the endpoint.
 	 * @param endpoints the endpoints to report on
 	 * @param transitions the breakers' recent transitions
+	 * @param history each endpoint's last 15 minutes and its current or last outage
 	 * @param degradation the routes' degradation watch, or {@code null}
 	 * @param deferred the deferred queue, or {@code null} when deferral is off
 	 * @param guard the call-volume guard
@@ -85,12 +86,12 @@ public class LlmBreakersEndpoint {
 	 * @param control moves a breaker by hand (on every replica, when shared)
 	 * @param shared the shared state
 	 */
-	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
+	public LlmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions, EndpointHistory history,
 			@Nullable DegradationWatch degradation, @Nullable DeferredQueue deferred, CallVolumeGuard guard,
 			BudgetGuard budget, RouteBalancer balancer, ConcurrencyLimit limit, Hedging hedging,
 			BreakerControl control, SharedState shared) {
 		this.endpoints = endpoints;
-		this.descriptions = new EndpointDescriptions(transitions);
+		this.descriptions = new EndpointDescriptions(transitions, history);
 		this.degradation = degradation;
 		this.deferred = deferred;
 		this.guard = guard;
@@ -220,11 +221,42 @@ public class LlmBreakersEndpoint {
 	 * @param firstToken the recent times to first token
 	 * @param hang the evidence of a hang: the calls waiting for their first token and the threshold
 	 * @param capacity the provider's known rate limits and the retry budget
+	 * @param history the last 15 minutes in buckets, and the current or last outage
 	 */
 	public record EndpointDescriptor(@JsonUnwrapped SettingsDescriptor settings, @JsonUnwrapped BreakerDescriptor breaker,
 			ConfigDescriptor config, BulkheadDescriptor bulkhead, @Nullable TransitionDescriptor lastTransition,
 			List<TransitionDescriptor> transitions, ProbeDescriptor probes, FirstTokenDescriptor firstToken,
-			HangDescriptor hang, CapacityDescriptor capacity) {
+			HangDescriptor hang, CapacityDescriptor capacity, HistoryDescriptor history) {
+	}
+
+	/**
+	 * An endpoint's last 15 minutes, in buckets of {@code bucketSeconds}, oldest first, the last one
+	 * the bucket {@code now} is in; and its current or last outage.
+	 *
+	 * @param start the start of the oldest bucket, ISO-8601
+	 * @param now when this was read, ISO-8601
+	 * @param bucketSeconds the length of a bucket
+	 * @param states milliseconds the breaker spent in each state, per bucket (only the states it was
+	 * in; a bucket before the application started is 0 in every one)
+	 * @param answers the gateway calls that tried this endpoint first (their first attempt, refused
+	 * ones included), by the tier they were answered with, per bucket (only the tiers there were)
+	 * @param outage the current or last outage, or {@code null} if the breaker never left CLOSED
+	 */
+	public record HistoryDescriptor(String start, String now, int bucketSeconds, Map<String, long[]> states,
+			Map<String, long[]> answers, @Nullable OutageDescriptor outage) {
+	}
+
+	/**
+	 * An outage: from the breaker's move out of CLOSED to its move back.
+	 *
+	 * @param began the transition out of CLOSED that began it
+	 * @param probes the probe cycles since (moves from OPEN to HALF_OPEN)
+	 * @param firstProbe when the first began, ISO-8601, or {@code null}
+	 * @param lastProbe when the last began, ISO-8601, or {@code null}
+	 * @param ended when the breaker closed again, ISO-8601, or {@code null} while it lasts
+	 */
+	public record OutageDescriptor(TransitionDescriptor began, int probes, @Nullable String firstProbe,
+			@Nullable String lastProbe, @Nullable String ended) {
 	}
 
 	/**

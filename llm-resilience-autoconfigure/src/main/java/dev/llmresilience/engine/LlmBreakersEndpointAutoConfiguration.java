@@ -26,12 +26,14 @@ public final class LlmBreakersEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(EndpointRegistry.class)
 	LlmBreakersEndpoint llmBreakersEndpoint(EndpointRegistry endpoints, BreakerTransitions transitions,
-			ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
+			ObjectProvider<EndpointHistory> history, ObjectProvider<DegradationWatch> degradation, ObjectProvider<DeferredQueue> deferred,
 			ObjectProvider<CallVolumeGuard> guard, ObjectProvider<BudgetGuard> budget,
 			ObjectProvider<RouteBalancer> balancer, ObjectProvider<ConcurrencyLimit> limit,
 			ObjectProvider<Hedging> hedging, ObjectProvider<BreakerControl> control,
 			ObjectProvider<SharedState> sharedState) {
-		return new LlmBreakersEndpoint(endpoints, transitions, degradation.getIfAvailable(), deferred.getIfAvailable(),
+		return new LlmBreakersEndpoint(endpoints, transitions,
+				history.getIfAvailable(() -> new EndpointHistory(endpoints, Clock.systemUTC())), degradation.getIfAvailable(),
+				deferred.getIfAvailable(),
 				guard.getIfAvailable(CallVolumeGuard::off), budget.getIfAvailable(() -> BudgetGuard.off(Clock.systemUTC())),
 				balancer.getIfAvailable(() -> RouteBalancer.priority(endpoints)),
 				limit.getIfAvailable(ConcurrencyLimit::off), hedging.getIfAvailable(Hedging::off),

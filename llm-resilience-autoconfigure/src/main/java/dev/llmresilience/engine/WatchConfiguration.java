@@ -13,7 +13,7 @@ import org.springframework.context.annotation.Configuration;
 
 /**
  * What makes the gateway's state visible whether or not Actuator is there: the breakers' transition
- * history and log, and the routes' degradation watch (a gateway listener). Imported by
+ * history and log, each endpoint's last 15 minutes, and the routes' degradation watch (a gateway listener). Imported by
  * {@link LlmAutoConfiguration}.
  */
 @Configuration(proxyBeanMethods = false)
@@ -24,6 +24,13 @@ class WatchConfiguration {
 	@ConditionalOnMissingBean
 	BreakerTransitions llmBreakerTransitions(EndpointRegistry endpoints, BreakerControl control) {
 		return new BreakerTransitions(endpoints, control);
+	}
+
+	/** Each endpoint's last 15 minutes (a gateway listener), for the actuator and the dashboard. */
+	@Bean
+	@ConditionalOnMissingBean
+	EndpointHistory llmEndpointHistory(EndpointRegistry endpoints) {
+		return new EndpointHistory(endpoints, Clock.systemUTC());
 	}
 
 	@Bean

@@ -1,12 +1,26 @@
 package dev.llmresilience.dashboard;
 
+import java.awt.image.BufferedImage;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import javax.imageio.ImageIO;
 
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.engine.LlmBreakersEndpoint;
 import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.FakeUpstream;
 import mockwebserver3.Dispatcher;
@@ -22,6 +36,7 @@ import tools.jackson.databind.json.JsonMapper;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.Answers.completion;
 import static dev.llmresilience.support.Answers.error;
 import static dev.llmresilience.support.Answers.json;
@@ -33,7 +48,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The dashboard in a real browser: headless Chromium opens {@code /llm/dashboard} of a running
  * WebFlux and a running Servlet application, and what the page shows is read from its DOM, before
  * and after the primary's breaker opens, without reloading the page (it refreshes itself from
- * {@code /actuator/llmbreakers}). Skipped, saying so, on a machine without Chromium: install
+ * {@code /actuator/llmbreakers}); during an outage, its last 15 minutes drawn, its first transition
+ * pinned and its probe cycles folded, and the screenshot command of docs/dashboard.md. Skipped, saying so, on a machine without Chromium: install
  * Debian's {@code chromium} package (which {@code .ci/run} does when it runs as root) or set
  * {@code CHROMIUM} to a Chrome or Chromium binary.
  */
@@ -103,6 +119,130 @@ class DashboardBrowserTests {
 		}
 	}
 
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "REACTIVE" })
+	void duringAnOutageThePageDrawsTheLastFifteenMinutesPinsItsStartAndFoldsItsProbes(WebApplicationType type)
+			throws Exception {
+		this.upstreams.primary().setDispatcher(always(error(500, "server_error")));
+		this.upstreams.backup().setDispatcher(answering("from the backup"));
+		try (ConfigurableApplicationContext app = DashboardApplications.start(type, this.upstreams,
+				"--llm.dashboard.enabled=true", "--llm.dashboard.refresh=500ms", "--llm.endpoints.primary.retry.max-attempts=1",
+				"--llm.endpoints.primary.circuit-breaker.sliding-window-size=2",
+				"--llm.endpoints.primary.circuit-breaker.permitted-calls-in-half-open-state=1",
+				"--llm.endpoints.primary.circuit-breaker.wait-duration-in-open-state=300ms");
+				HeadlessChromium browser = HeadlessChromium.open(CHROMIUM.get(),
+						"http://localhost:" + DashboardApplications.port(app) + "/llm/dashboard")) {
+			awaitPage(browser, PRIMARY_STATE, "CLOSED");
+			LlmGateway gateway = app.getBean(LlmGateway.class);
+			for (int i = 0; i < 2; i++) {
+				assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.FALLBACK);
+			}
+			LlmBreakersEndpoint actuator = app.getBean(LlmBreakersEndpoint.class);
+			// the synthetic probes fail, every 300ms, until the opening is no longer among the 10 transitions kept
+			await("the opening scrolled out of the recent transitions").atMost(Duration.ofSeconds(60))
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> actuator.breaker("primary").transitions().stream().noneMatch((t) -> t.from().equals("CLOSED")));
+			assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.FALLBACK);
+			int probes = actuator.breaker("primary").history().outage().probes();
+			assertThat(probes).isGreaterThanOrEqualTo(5);
+			String pinned = "document.querySelector('#transitions li.pinned[data-endpoint=\"primary\"]')?.textContent ?? null";
+			awaitPage(browser, "(" + pinned + ")?.includes('primary: CLOSED \u2192 OPEN (failure rate 100.0 % over 2 calls)') ?? null",
+					"true");
+			assertThat(browser.evaluate("document.querySelector('#transitions li').className"))
+				.as("the outage's start comes first").isEqualTo("pinned");
+			assertThat(browser.evaluate(pinned)).endsWith("began the outage, not over");
+			assertThat(browser.evaluate("document.querySelectorAll('#transitions li.probes[data-endpoint=\"primary\"]').length + ''"))
+				.as("the probe cycles folded into one line").isEqualTo("1");
+			assertThat(browser.evaluate("document.querySelector('#transitions li.probes').textContent"))
+				.matches("(?s).*  primary: probed \\d+ times, .+\u2013.+, (still open|probing now)");
+			// every cycle of the outage, not only those of the 10 transitions kept (at the page's next refresh)
+			awaitPage(browser, "Number(/probed (\\d+) times/.exec(document.querySelector('#transitions li.probes').textContent)[1]) >= "
+					+ probes, "true");
+			assertThat(browser.evaluate("[...document.querySelectorAll('#transitions li')].filter((li) => "
+					+ "li.textContent.includes('HALF_OPEN')).length + ''")).as("no probe step on a line of its own").isEqualTo("0");
+			String timeline = "document.querySelector('#history .timeline[data-endpoint=\"primary\"]')";
+			assertThat(browser.evaluate(timeline + ".querySelectorAll('svg[data-chart=\"states\"] rect.band[data-state=\"OPEN\"]').length > 0"))
+				.as("an OPEN band").isEqualTo("true");
+			assertThat(browser.evaluate(timeline + ".querySelectorAll('svg[data-chart=\"states\"] rect.band[data-state=\"CLOSED\"]').length > 0"))
+				.as("a CLOSED band before it").isEqualTo("true");
+			assertThat(browser.evaluate("Number(" + timeline + ".querySelector('svg[data-chart=\"states\"] rect.band[data-state=\"OPEN\"]').getAttribute('width')) > 0"))
+				.isEqualTo("true");
+			assertThat(browser.evaluate(timeline + ".querySelectorAll('svg[data-chart=\"answers\"] rect[data-tier=\"FALLBACK\"]').length > 0"))
+				.as("the fallback answers in the tier series").isEqualTo("true");
+			assertThat(browser.evaluate(timeline + ".querySelectorAll('svg[data-chart=\"answers\"] rect[data-tier=\"PRIMARY\"]').length + ''"))
+				.isEqualTo("0");
+			assertThat(browser.evaluate("document.querySelectorAll('#history .timeline').length + ''")).isEqualTo("2");
+			assertThat(browser.evaluate("document.body.dataset.ready")).isEqualTo("true");
+
+			// the screenshot command of docs/dashboard.md, as written, captures the data, not "loading"
+			String url = "http://localhost:" + DashboardApplications.port(app) + "/llm/dashboard";
+			Path directory = Files.createTempDirectory("llm-dashboard-screenshot");
+			try {
+				Path png = directory.resolve("dashboard.png");
+				String dom = documentedScreenshot(url, directory, "--dump-dom");
+				assertThat(dom).contains("2 endpoints, 1 open").doesNotContain("loading\u2026").contains("data-ready=\"true\"");
+				documentedScreenshot(url, directory, "--screenshot=" + png);
+				BufferedImage image = ImageIO.read(png.toFile());
+				assertThat(image.getWidth()).isEqualTo(1800);
+				assertThat(image.getHeight()).isEqualTo(1000);
+				assertThat(pixels(image, 0xcf222e)).as("the OPEN band and state drawn").isGreaterThan(150);
+				assertThat(pixels(image, 0x1a7f37)).as("the CLOSED bands drawn").isGreaterThan(150);
+				assertThat(pixels(image, 0xd4a72c)).as("the fallback answers drawn").isGreaterThan(10);
+				Path kept = Path.of("target", "dashboard-" + type.name().toLowerCase() + ".png");
+				Files.copy(png, kept, StandardCopyOption.REPLACE_EXISTING);
+			}
+			finally {
+				try (Stream<Path> files = Files.walk(directory)) {
+					files.sorted(Comparator.reverseOrder()).forEach((file) -> file.toFile().delete());
+				}
+			}
+		}
+	}
+
+	/**
+	 * Run the screenshot command of docs/dashboard.md, with this machine's Chromium, the test's URL, a
+	 * profile of its own and the given output flag in place of its {@code --screenshot=...}.
+	 */
+	private static String documentedScreenshot(String url, Path directory, String output) throws Exception {
+		String docs = Files.readString(Path.of("..", "docs", "dashboard.md"));
+		Matcher block = Pattern.compile("```sh\\n(chromium [^`]*--screenshot=[^`]*)```").matcher(docs);
+		assertThat(block.find()).as("the screenshot command in docs/dashboard.md").isTrue();
+		List<String> command = new ArrayList<>();
+		for (String word : block.group(1).replace("\\\n", " ").trim().split("\\s+")) {
+			command.add(word.startsWith("--screenshot=") ? output
+					: word.startsWith("http://localhost:8080/") ? url : word.equals("chromium") ? CHROMIUM.get().toString() : word);
+		}
+		command.add(1, "--user-data-dir=" + directory.resolve("profile"));
+		Process process = new ProcessBuilder(command).directory(directory.toFile())
+			.redirectError(directory.resolve("chromium.log").toFile())
+			.start();
+		String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+		assertThat(process.waitFor(90, TimeUnit.SECONDS)).as("the documented command ends").isTrue();
+		assertThat(process.exitValue()).as(Files.readString(directory.resolve("chromium.log"))).isZero();
+		return out;
+	}
+
+	private static long pixels(BufferedImage image, int rgb) {
+		long count = 0;
+		for (int y = 0; y < image.getHeight(); y++) {
+			for (int x = 0; x < image.getWidth(); x++) {
+				if ((image.getRGB(x, y) & 0xffffff) == rgb) {
+					count++;
+				}
+			}
+		}
+		return count;
+	}
+
+	private static Dispatcher always(MockResponse response) {
+		return new Dispatcher() {
+			@Override
+			public MockResponse dispatch(RecordedRequest request) {
+				return response;
+			}
+		};
+	}
+
 	/** An endpoint name whose image would run a handler if the page parsed it as HTML. */
 	private static final String HOSTILE_ENDPOINT = "<img src=x onerror=\"window.__pwned='endpoint'\">\"'&amp;";
 
@@ -159,7 +299,7 @@ class DashboardBrowserTests {
 					.contains("  " + HOSTILE_ENDPOINT + ": CLOSED \u2192 OPEN");
 				assertThat(browser.evaluate("String(window.__pwned)")).as("a script or handler of the strings ran")
 					.isEqualTo("undefined");
-				assertThat(browser.evaluate("document.querySelectorAll('img, svg, b, script').length + ''"))
+				assertThat(browser.evaluate("document.querySelectorAll('img, svg:not(.chart), b, script').length + ''"))
 					.as("elements the strings would have made (the page's own script is the one)")
 					.isEqualTo("1");
 				assertThat(browser.evaluate("document.body.innerText.includes('onerror')")).isEqualTo("true");

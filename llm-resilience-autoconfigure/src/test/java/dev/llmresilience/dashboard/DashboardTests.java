@@ -6,12 +6,16 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
+import dev.llmresilience.chat.Tier;
 import dev.llmresilience.engine.LlmAutoConfiguration;
+import dev.llmresilience.gateway.LlmGateway;
 import dev.llmresilience.support.FakeUpstream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,6 +23,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,15 +33,20 @@ import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import static dev.llmresilience.support.Answers.completion;
+import static dev.llmresilience.support.Answers.error;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code GET /llm/dashboard} over real HTTP in a WebFlux and in a Servlet application: off by
  * default, one self-contained page (nothing to load from elsewhere, and a Content-Security-Policy
- * that forbids it), pointed at the actuator endpoint wherever its base path puts it.
+ * that forbids it), pointed at the actuator endpoint wherever its base path puts it; and the
+ * history that endpoint gives the page.
  */
 @ExtendWith(OutputCaptureExtension.class)
 class DashboardTests {
+
+	private static final JsonMapper JSON = JsonMapper.builder().build();
 
 	private FakeUpstream upstreams;
 
@@ -66,9 +77,56 @@ class DashboardTests {
 				.contains("script-src " + hashOf(page.body(), "script") + ";", "style-src " + hashOf(page.body(), "style") + ";",
 						"connect-src 'self'", "base-uri 'none'", "frame-ancestors 'self'");
 			assertThat(page.body()).contains("const SOURCE = \"../actuator/llmbreakers\";")
-				.contains("const REFRESH_MILLIS = 2000;")
+				.contains("const REFRESH_MILLIS = 2000;");
+			// the one URL in it is SVG's namespace, the name createElementNS makes SVG elements with, fetched by nothing
+			assertThat(page.body().replace("\"http://www.w3.org/2000/svg\"", "SVG_NAMESPACE"))
 				.doesNotContain("http://", "https://", "<script src", "<link", "@import", "url(");
 			assertThat(get(app, "/actuator/llmbreakers").statusCode()).isEqualTo(200);
+		}
+	}
+
+	@ParameterizedTest
+	@EnumSource(value = WebApplicationType.class, names = { "REACTIVE", "SERVLET" })
+	void actuatorEndpointGivesThePageEachEndpointsLastFifteenMinutesAndItsOutage(WebApplicationType type)
+			throws Exception {
+		try (ConfigurableApplicationContext app = DashboardApplications.start(type, this.upstreams,
+				"--llm.dashboard.enabled=true", "--llm.endpoints.primary.retry.max-attempts=1",
+				"--llm.endpoints.primary.circuit-breaker.sliding-window-size=2",
+				"--llm.endpoints.primary.circuit-breaker.wait-duration-in-open-state=1m")) {
+			JsonNode before = JSON.readTree(get(app, "/actuator/llmbreakers").body()).path("endpoints").path("primary");
+			assertThat(before.path("history").path("outage").isNull()).as("no outage yet: " + before).isTrue();
+			LlmGateway gateway = app.getBean(LlmGateway.class);
+			for (int i = 0; i < 2; i++) {
+				this.upstreams.primary().enqueue(error(500, "server_error"));
+				this.upstreams.backup().enqueue(completion("from the backup"));
+				assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.FALLBACK);
+			}
+			// past the opening, so that the open state has a millisecond of its own
+			Thread.sleep(20);
+			JsonNode history = JSON.readTree(get(app, "/actuator/llmbreakers").body())
+				.path("endpoints")
+				.path("primary")
+				.path("history");
+			assertThat(history.path("bucketSeconds").asInt()).isEqualTo(10);
+			Instant start = Instant.parse(history.path("start").asString());
+			Instant now = Instant.parse(history.path("now").asString());
+			assertThat(Duration.between(start, now)).isBetween(Duration.ofSeconds(890), Duration.ofSeconds(900));
+			assertThat(history.path("states").path("CLOSED").size()).isEqualTo(90);
+			assertThat(history.path("states").path("OPEN").get(89).asLong()).isPositive();
+			assertThat(history.path("answers").path("FALLBACK").get(89).asLong()
+					+ history.path("answers").path("FALLBACK").get(88).asLong())
+				.as("both calls in the last bucket or two").isEqualTo(2);
+			assertThat(history.path("answers").has("PRIMARY")).isFalse();
+			JsonNode outage = history.path("outage");
+			assertThat(outage.path("began").path("from").asString()).isEqualTo("CLOSED");
+			assertThat(outage.path("began").path("to").asString()).isEqualTo("OPEN");
+			assertThat(outage.path("began").path("failureRate").asDouble()).isEqualTo(100.0);
+			assertThat(outage.path("began").path("bufferedCalls").asInt()).isEqualTo(2);
+			assertThat(outage.path("probes").asInt()).isZero();
+			assertThat(outage.path("ended").isNull()).isTrue();
+			JsonNode backup = JSON.readTree(get(app, "/actuator/llmbreakers/backup").body()).path("history");
+			assertThat(backup.path("states").has("OPEN")).isFalse();
+			assertThat(backup.path("answers").size()).as("no call tried the backup first").isZero();
 		}
 	}
 
