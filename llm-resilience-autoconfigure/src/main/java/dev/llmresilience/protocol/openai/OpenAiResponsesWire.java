@@ -151,7 +151,8 @@ final class OpenAiResponsesWire {
 		String finishReason(boolean calledTools) {
 			if (INCOMPLETE.equals(this.status)) {
 				String reason = (this.incompleteDetails != null) ? this.incompleteDetails.reason() : null;
-				if (reason == null || MAX_OUTPUT_TOKENS.equals(reason)) {
+				// the API's reference also shows max_tokens
+				if (reason == null || MAX_OUTPUT_TOKENS.equals(reason) || "max_tokens".equals(reason)) {
 					return LENGTH;
 				}
 				return reason;
