@@ -306,7 +306,8 @@ class OpenAiResponsesClientTests {
 			.create(FakeUpstream.endpoint(context, "primary").chat(ChatRequest.ofUser("hello"), (attempt) -> {
 			}))
 			.expectErrorSatisfies((error) -> assertThat(error).hasMessageContaining("HTTP 404 from POST ")
-				.hasMessageContaining("/v1/responses"))
+				.hasMessageContaining("/v1/responses")
+				.hasMessageContaining("Check that model 'primary-model' exists at this provider"))
 			.verify(WAIT));
 	}
 
