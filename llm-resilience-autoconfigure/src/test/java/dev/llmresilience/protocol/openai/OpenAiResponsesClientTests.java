@@ -211,6 +211,18 @@ class OpenAiResponsesClientTests {
 	}
 
 	@Test
+	void functionCallSentOnlyWholeAtItsEndIsAToolCallToo() {
+		JsonNode answer = mapper.readTree(fixture("openai-responses/spec-responses-functions.json"));
+		String onlyDone = Wire.OPENAI_RESPONSES.streamStart() + "event: response.output_item.done\ndata: "
+				+ "{\"type\":\"response.output_item.done\",\"output_index\":1,\"item\":" + answer.get("output").get(0)
+				+ "}\n\nevent: response.completed\ndata: {\"type\":\"response.completed\",\"response\":" + answer + "}\n\n";
+		this.upstreams.server("primary").enqueue(sse(onlyDone));
+		this.upstreams.runner().run((context) -> assertThat(chat(context).toolCalls())
+			.containsExactly(new ToolCall("call_unLAR8MvFNptuiZK6K6HCy5k", "get_current_weather",
+					"{\"location\":\"Boston, MA\",\"unit\":\"celsius\"}")));
+	}
+
+	@Test
 	void incompleteAtMaxOutputTokensIsALengthFinish() {
 		String incomplete = fixture("openai-responses/spec-event-response-incomplete.json");
 		this.upstreams.server("primary")
