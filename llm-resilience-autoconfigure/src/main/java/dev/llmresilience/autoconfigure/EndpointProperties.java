@@ -42,8 +42,9 @@ public class EndpointProperties extends ResilienceProperties {
 	private @Nullable String model;
 
 	/**
-	 * Wire protocol: "openai" (any OpenAI-compatible chat-completions API), "anthropic" (Anthropic's
-	 * Messages API), "azure-openai" (Azure OpenAI's deployment API) or, with Spring AI on the class
+	 * Wire protocol: "openai" (any OpenAI-compatible chat-completions API), "openai-responses"
+	 * (OpenAI's Responses API, POST {base-url}/responses), "anthropic" (Anthropic's Messages API),
+	 * "azure-openai" (Azure OpenAI's deployment API) or, with Spring AI on the class
 	 * path, "spring-ai" (a Spring AI ChatModel bean, see chat-model-bean); a bean of type
 	 * LlmClientFactory adds another.
 	 */

@@ -71,7 +71,8 @@ final class EndpointSettingsResolver {
 		if (factory == null) {
 			throw new LlmConfigurationException(prefix + "protocol", "is '" + endpoint.getProtocol() + "', which is not supported",
 					"Use one of " + new TreeSet<>(this.protocols.keySet()) + "; protocol=openai serves every OpenAI-compatible provider "
-							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=spring-ai a Spring AI "
+							+ "(OpenAI, Azure OpenAI v1, DeepSeek, OpenRouter, Ollama, vLLM), protocol=openai-responses OpenAI's "
+							+ "Responses API (POST {base-url}/responses), protocol=spring-ai a Spring AI "
 							+ "ChatModel bean (with Spring AI on the class path).");
 		}
 		String chatModelBean = SpringAiProperties.chatModelBean(prefix, endpoint);

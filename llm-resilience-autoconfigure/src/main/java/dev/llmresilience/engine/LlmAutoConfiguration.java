@@ -121,7 +121,8 @@ public final class LlmAutoConfiguration {
 		Map<String, LlmClientFactory> protocols = new LinkedHashMap<>();
 		Supplier<WebClient.Builder> builders = () -> webClientBuilder.getIfAvailable(WebClient::builder).clone();
 		for (LlmClientFactory builtIn : List.of(new OpenAiClientFactory(failures, builders),
-				new AnthropicClientFactory(failures, builders), new AzureOpenAiClientFactory(failures, builders))) {
+				OpenAiClientFactory.responses(failures, builders), new AnthropicClientFactory(failures, builders),
+				new AzureOpenAiClientFactory(failures, builders))) {
 			protocols.put(builtIn.protocol(), builtIn);
 		}
 		clientFactories.orderedStream().forEach((factory) -> protocols.put(factory.protocol(), factory));

@@ -11,13 +11,14 @@ import java.util.stream.Collectors;
 import dev.llmresilience.autoconfigure.EndpointProperties;
 import dev.llmresilience.autoconfigure.LlmProperties;
 import dev.llmresilience.gateway.EndpointSettings;
+import dev.llmresilience.protocol.openai.OpenAiClientFactory;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Says at start-up what was resolved: one INFO line with every endpoint (model, host, priority)
- * and every route in the order its endpoints are tried, with a note where equal priorities were
- * ordered by name; and a WARN per endpoint that has no api-key although it is not marked as
+ * Says at start-up what was resolved: one INFO line with every endpoint (model, host, its protocol
+ * unless it is {@code openai}, priority) and every route in the order its endpoints are tried, with
+ * a note where equal priorities were ordered by name; and a WARN per endpoint that has no api-key although it is not marked as
  * needing none, since its first sign would otherwise be a 401 on the first call.
  */
 final class StartupSummary {
@@ -63,7 +64,10 @@ final class StartupSummary {
 	private static String describe(EndpointSettings endpoint) {
 		URI url = endpoint.upstream().baseUrl();
 		String host = url.getHost() + ((url.getPort() != -1) ? ":" + url.getPort() : "");
-		return endpoint.name() + " (model " + endpoint.upstream().model() + " at " + host + ", priority "
+		// the default protocol goes unsaid: most endpoints speak it
+		String protocol = OpenAiClientFactory.PROTOCOL.equals(endpoint.upstream().protocol()) ? ""
+				: ", protocol " + endpoint.upstream().protocol();
+		return endpoint.name() + " (model " + endpoint.upstream().model() + " at " + host + protocol + ", priority "
 				+ endpoint.routing().priority() + (endpoint.routing().enabled() ? "" : ", disabled") + ")";
 	}
 

@@ -21,7 +21,7 @@ final class ProviderNames {
 		if (host.endsWith("anthropic.com") || "anthropic".equals(protocol)) {
 			return "anthropic";
 		}
-		if (host.endsWith("openai.com")) {
+		if (host.endsWith("openai.com") || "openai-responses".equals(protocol)) {
 			return "openai";
 		}
 		if (host.endsWith("deepseek.com")) {

@@ -8,9 +8,10 @@ import dev.llmresilience.protocol.ClientSettings.ProtocolOptions;
 /**
  * Creates the {@link LlmClient}s of the endpoints that speak one protocol
  * ({@code llm.endpoints.<name>.protocol}), and owns the protocol's options. The auto-configuration
- * has {@code openai}, {@code anthropic} and {@code azure-openai} built in; a bean of this type adds a
- * protocol (or replaces a built-in one of the same name, its option checks included). A client that holds resources, such as a connection pool, implements {@link AutoCloseable}
- * and is closed with the application context.
+ * has {@code openai}, {@code openai-responses}, {@code anthropic} and {@code azure-openai} built in;
+ * a bean of this type adds a protocol (or replaces a built-in one of the same name, its option
+ * checks included). A client that holds resources, such as a connection pool, implements
+ * {@link AutoCloseable} and is closed with the application context.
  */
 public interface LlmClientFactory {
 

@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
 public final class MisconfigurationHint {
 
 	// the paths that sit below a versioned base URL (https://api.openai.com/v1, https://api.anthropic.com/v1)
-	private static final Set<String> VERSIONED_PATHS = Set.of("/chat/completions", "/messages");
+	private static final Set<String> VERSIONED_PATHS = Set.of("/chat/completions", "/responses", "/messages");
 
 	private static final Pattern ENDS_WITH_VERSION = Pattern.compile(".*/v\\d+[a-z0-9]*$");
 

@@ -278,7 +278,7 @@ class BadConfigurationTests {
 	@Test
 	void unknownProtocolIsRejected() {
 		assertRejected(withEndpoint("llm.endpoints.main.protocol=bedrock"), "llm.endpoints.main.protocol",
-				"is 'bedrock', which is not supported", "Use one of [anthropic, azure-openai, openai]");
+				"is 'bedrock', which is not supported", "Use one of [anthropic, azure-openai, openai, openai-responses]");
 	}
 
 	@Test

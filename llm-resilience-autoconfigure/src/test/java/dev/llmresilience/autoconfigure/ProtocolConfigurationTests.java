@@ -28,9 +28,10 @@ import org.springframework.context.ApplicationContext;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The keys of protocols {@code anthropic} and {@code azure-openai}: their defaults, and a bad or
- * missing value failing start-up with a message that names the property and what to do, without
- * the key; and those keys as a protocol of the application's own gets and refuses them.
+ * The keys of protocols {@code anthropic}, {@code azure-openai} and {@code openai-responses}: their
+ * defaults, and a bad or missing value failing start-up with a message that names the property and
+ * what to do, without the key; and those keys as a protocol of the application's own gets and
+ * refuses them.
  */
 class ProtocolConfigurationTests {
 
@@ -59,6 +60,27 @@ class ProtocolConfigurationTests {
 			assertThat(settings.options().get(ProtocolOptions.ANTHROPIC_VERSION)).isNull();
 			assertThat(settings.providerName()).isEqualTo("azure.ai.openai");
 		});
+	}
+
+	@Test
+	void responsesEndpointStartsAsAnOpenAiProviderWithNoOption() {
+		this.contextRunner
+			.withPropertyValues("llm.endpoints.resp.protocol=openai-responses",
+					"llm.endpoints.resp.base-url=https://api.openai.com/v1", "llm.endpoints.resp.model=gpt-5")
+			.run((context) -> {
+				EndpointSettings settings = settings(context, "resp");
+				assertThat(settings.upstream().protocol()).isEqualTo("openai-responses");
+				assertThat(settings.options().get(ProtocolOptions.DEPLOYMENT)).isNull();
+				assertThat(settings.providerName()).isEqualTo("openai");
+			});
+	}
+
+	@Test
+	void deploymentOnAResponsesEndpointIsRejected() {
+		assertRejected(new String[] { "llm.endpoints.resp.protocol=openai-responses",
+				"llm.endpoints.resp.base-url=https://api.openai.com/v1", "llm.endpoints.resp.model=gpt-5",
+				"llm.endpoints.resp.deployment=gpt-5" }, "llm.endpoints.resp.deployment",
+				"is set, but the protocol is 'openai-responses'", "Set llm.endpoints.resp.protocol=azure-openai");
 	}
 
 	@Test

@@ -44,6 +44,18 @@ class StartupSummaryTests {
 	}
 
 	@Test
+	void anEndpointOfAnotherProtocolThanOpenAiIsShownWithIt(CapturedOutput output) {
+		this.contextRunner
+			.withPropertyValues("llm.endpoints.primary.protocol=openai-responses", "llm.endpoints.backup.priority=1")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(lines(output, "INFO", "llm-resilience: ")).singleElement(STRING)
+					.contains("primary (model big at api.example.com, protocol openai-responses, priority 0)")
+					.contains("backup (model llama3.1 at localhost:11434, priority 1)");
+			});
+	}
+
+	@Test
 	void configuredRoutesAreShownInTheirOrderWithoutATieNote(CapturedOutput output) {
 		this.contextRunner
 			.withPropertyValues("llm.endpoints.backup.priority=1", "llm.routes.cheap=backup,primary")

@@ -61,7 +61,7 @@ class CapacityTests {
 	}
 
 	@ParameterizedTest
-	@EnumSource(value = Wire.class, names = { "OPENAI", "ANTHROPIC" })
+	@EnumSource(value = Wire.class, names = { "OPENAI", "ANTHROPIC", "OPENAI_RESPONSES" })
 	void noRequestGoesIntoAWindowTheProviderSaidIsSpentUntilItsReset(Wire wire) {
 		try (FakeUpstream upstreams = FakeUpstream.start(wire)) {
 			RateLimitedProvider primary = provider(wire, 3, Duration.ofSeconds(10));

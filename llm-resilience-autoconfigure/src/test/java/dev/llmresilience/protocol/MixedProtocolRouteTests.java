@@ -21,6 +21,7 @@ import dev.llmresilience.support.BreakerCalls;
 import dev.llmresilience.support.FakeUpstream;
 import dev.llmresilience.support.Wire;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One route over three protocols, {@code mixed: [openai, anthropic, azure]}, each endpoint on its
  * own local server: the route answers through each protocol in turn as the earlier ones fail, in
  * chat and in stream, with the same tiers, attempts, breakers, meters and actuator report as a
- * route of one protocol.
+ * route of one protocol. And routes that mix OpenAI's two APIs ({@code openai-responses} and
+ * {@code openai}), either first.
  */
 class MixedProtocolRouteTests {
 
@@ -53,6 +55,7 @@ class MixedProtocolRouteTests {
 		endpoints.put("openai", Wire.OPENAI);
 		endpoints.put("anthropic", Wire.ANTHROPIC);
 		endpoints.put("azure", Wire.AZURE_OPENAI);
+		endpoints.put("responses", Wire.OPENAI_RESPONSES);
 		this.upstreams = FakeUpstream.start(endpoints);
 	}
 
@@ -146,27 +149,92 @@ class MixedProtocolRouteTests {
 		assertThat(continuation.get("messages").get(1).get("content").asString()).isEqualTo("The answer is");
 	}
 
+	@Test
+	void responsesFallsBackToChatCompletionsAndChatCompletionsToResponses() {
+		failThrice("responses", 500);
+		this.upstreams.server("openai").enqueue(Wire.OPENAI.answer("from openai"));
+		failThrice("responses", 503);
+		this.upstreams.server("openai").enqueue(sse(Wire.OPENAI.stream("from", " openai")));
+		failThrice("openai", 500);
+		this.upstreams.server("responses").enqueue(Wire.OPENAI_RESPONSES.answer("from responses"));
+		failThrice("openai", 503);
+		this.upstreams.server("responses").enqueue(sse(Wire.OPENAI_RESPONSES.stream("from", " responses")));
+		runner().withPropertyValues("llm.routes.responses-first=responses,openai", "llm.routes.openai-first=openai,responses")
+			.run((context) -> {
+				ChatResponse toOpenAi = chat(context, "responses-first");
+				assertThat(toOpenAi.tier()).isEqualTo(Tier.FALLBACK);
+				assertThat(toOpenAi.content()).isEqualTo("from openai");
+				assertThat(toOpenAi.attempts()).extracting(Attempt::endpoint)
+					.containsExactly("responses", "responses", "responses", "openai");
+				assertThat(stream(context, "responses-first")).containsExactly(Map.entry("openai", Tier.FALLBACK));
+
+				ChatResponse toResponses = chat(context, "openai-first");
+				assertThat(toResponses.tier()).isEqualTo(Tier.FALLBACK);
+				assertThat(toResponses.endpoint()).isEqualTo("responses");
+				assertThat(toResponses.content()).isEqualTo("from responses");
+				assertThat(toResponses.usage()).isNotNull();
+				assertThat(stream(context, "openai-first")).containsExactly(Map.entry("responses", Tier.FALLBACK));
+				assertThat(BreakerCalls.of(context, "responses")).isEqualTo(new BreakerCalls(8, 6, 2));
+				assertThat(attempts(context.getBean(MeterRegistry.class), "openai", "SERVER_ERROR")).isEqualTo(12);
+			});
+		assertThat(this.upstreams.server("responses").getRequestCount()).isEqualTo(8);
+	}
+
+	@Test
+	void streamCutOnResponsesIsContinuedByChatCompletionsFromThePartialAnswer() throws Exception {
+		this.upstreams.server("responses")
+			.enqueue(sse(Ending.CUT, this.release, Wire.OPENAI_RESPONSES.streamStart(),
+					Wire.OPENAI_RESPONSES.text("The answer is ")));
+		this.upstreams.server("openai").enqueue(sse(Wire.OPENAI.stream("forty-two.")));
+		runner().withPropertyValues("llm.gateway.stream.resume-on-fallback=true", "llm.routes.responses-first=responses,openai")
+			.run((context) -> {
+				List<ChatChunk> chunks = context.getBean(LlmGateway.class)
+					.stream(ChatRequest.builder().user("Question?").route("responses-first").build())
+					.collectList()
+					.block(WAIT);
+				assertThat(chunks.stream().map(ChatChunk::content).collect(Collectors.joining()))
+					.isEqualTo("The answer is forty-two.");
+				assertThat(chunks).extracting(ChatChunk::endpoint).containsOnly("responses", "openai");
+			});
+		JsonNode continuation = JsonMapper.builder().build()
+			.readTree(this.upstreams.server("openai").takeRequest().getBody().utf8());
+		assertThat(continuation.get("messages").get(1).get("role").asString()).isEqualTo("assistant");
+		assertThat(continuation.get("messages").get(1).get("content").asString()).startsWith("The answer is");
+	}
+
 	private ApplicationContextRunner runner() {
 		return this.upstreams.withActuator().withPropertyValues("llm.routes.mixed=openai,anthropic,azure");
 	}
 
 	private void failThrice(String endpoint, int status) {
-		Wire wire = endpoint.equals("openai") ? Wire.OPENAI : Wire.ANTHROPIC;
+		Wire wire = switch (endpoint) {
+			case "openai" -> Wire.OPENAI;
+			case "responses" -> Wire.OPENAI_RESPONSES;
+			default -> Wire.ANTHROPIC;
+		};
 		for (int i = 0; i < 3; i++) {
 			this.upstreams.server(endpoint).enqueue(wire.error(status));
 		}
 	}
 
 	private static ChatResponse chat(AssertableApplicationContext context) {
+		return chat(context, "mixed");
+	}
+
+	private static ChatResponse chat(AssertableApplicationContext context, String route) {
 		return context.getBean(LlmGateway.class)
-			.chat(ChatRequest.builder().user("hello").route("mixed").build())
+			.chat(ChatRequest.builder().user("hello").route(route).build())
 			.block(WAIT);
 	}
 
-	// Who streamed the answer, and in which tier.
 	private static Map<String, Tier> stream(AssertableApplicationContext context) {
+		return stream(context, "mixed");
+	}
+
+	// Who streamed the answer, and in which tier.
+	private static Map<String, Tier> stream(AssertableApplicationContext context, String route) {
 		List<ChatChunk> chunks = context.getBean(LlmGateway.class)
-			.stream(ChatRequest.builder().user("hello").route("mixed").build())
+			.stream(ChatRequest.builder().user("hello").route(route).build())
 			.collectList()
 			.block(WAIT);
 		assertThat(chunks.get(chunks.size() - 1).finishReason()).isEqualTo("stop");
@@ -177,8 +245,10 @@ class MixedProtocolRouteTests {
 		return meters.get("gen_ai.client.operation.duration")
 			.tag("gen_ai.provider.name", provider)
 			.tag("error.type", errorType)
-			.timer()
-			.count();
+			.timers()
+			.stream()
+			.mapToLong(Timer::count)
+			.sum();
 	}
 
 }

@@ -128,7 +128,8 @@ class ProtocolChatRulesTests {
 				Arguments.of(Wire.ANTHROPIC, "retry-after", "-5"), Arguments.of(Wire.ANTHROPIC, "retry-after", past),
 				Arguments.of(Wire.ANTHROPIC, "retry-after-ms", "NaN"), Arguments.of(Wire.AZURE_OPENAI, "retry-after-ms", "-1"),
 				Arguments.of(Wire.AZURE_OPENAI, "x-ms-retry-after-ms", "-1"),
-				Arguments.of(Wire.AZURE_OPENAI, "Retry-After", "0"));
+				Arguments.of(Wire.AZURE_OPENAI, "Retry-After", "0"), Arguments.of(Wire.OPENAI_RESPONSES, "retry-after-ms", "-1"),
+				Arguments.of(Wire.OPENAI_RESPONSES, "Retry-After", past));
 	}
 
 	@ParameterizedTest(name = "{0} {1}: {2}")

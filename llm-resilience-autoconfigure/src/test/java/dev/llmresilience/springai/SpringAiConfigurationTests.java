@@ -63,7 +63,7 @@ class SpringAiConfigurationTests {
 		assertRejected(this.contextRunner.withClassLoader(new FilteredClassLoader(ChatModel.class))
 			.withPropertyValues(ENDPOINT)
 			.withPropertyValues("llm.endpoints.claude.chat-model-bean=vendorChatModel"), "llm.endpoints.claude.protocol",
-				"is 'spring-ai', which is not supported", "[anthropic, azure-openai, openai]");
+				"is 'spring-ai', which is not supported", "[anthropic, azure-openai, openai, openai-responses]");
 	}
 
 	@Test

@@ -24,7 +24,10 @@ public enum Wire {
 	ANTHROPIC("anthropic"),
 
 	/** Azure OpenAI's deployment API. */
-	AZURE_OPENAI("azure-openai");
+	AZURE_OPENAI("azure-openai"),
+
+	/** OpenAI's Responses API. */
+	OPENAI_RESPONSES("openai-responses");
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
@@ -72,6 +75,7 @@ public enum Wire {
 			case OPENAI -> "/v1/chat/completions";
 			case ANTHROPIC -> "/v1/messages";
 			case AZURE_OPENAI -> "/openai/deployments/" + endpoint + "-deployment/chat/completions";
+			case OPENAI_RESPONSES -> "/v1/responses";
 		};
 	}
 
@@ -84,6 +88,9 @@ public enum Wire {
 		if (this == ANTHROPIC) {
 			return Answers.json(200, message(List.of(Map.of("type", "text", "text", content)), "end_turn"));
 		}
+		if (this == OPENAI_RESPONSES) {
+			return Answers.json(200, json.writeValueAsString(response("completed", null, List.of(outputMessage(content)), 2)));
+		}
 		return Answers.completion(content);
 	}
 
@@ -92,6 +99,9 @@ public enum Wire {
 	 * @return the response
 	 */
 	public MockResponse empty() {
+		if (this == OPENAI_RESPONSES) {
+			return Answers.json(200, json.writeValueAsString(response("completed", null, List.of(outputMessage("")), 0)));
+		}
 		return (this == ANTHROPIC) ? Answers.json(200, message(List.of(), "end_turn")) : Answers.completion("");
 	}
 
@@ -105,11 +115,14 @@ public enum Wire {
 
 	/**
 	 * An answer the provider's content filter blocked: Anthropic's {@code refusal}, Azure's documented
-	 * 400, OpenAI's {@code finish_reason: content_filter}.
+	 * 400, OpenAI's {@code finish_reason: content_filter}, the Responses API's {@code incomplete}
+	 * answer with {@code incomplete_details.reason: content_filter}.
 	 * @return the response
 	 */
 	public MockResponse contentFiltered() {
 		return switch (this) {
+			case OPENAI_RESPONSES -> Answers.json(200, json.writeValueAsString(response("incomplete", "content_filter",
+					List.of(), 0)));
 			case ANTHROPIC -> Answers.json(200, message(List.of(), "refusal"));
 			case AZURE_OPENAI -> Answers.json(400, Answers.fixture("azure/azure-400-content-filter-error.json"));
 			case OPENAI -> Answers.json(200, "{\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
@@ -143,6 +156,12 @@ public enum Wire {
 			return Answers.json(400, "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
 					+ "\"message\":\"prompt is too long: 208310 tokens > 200000 maximum\"}}");
 		}
+		if (this == OPENAI_RESPONSES) {
+			// the body /v1/responses answers (param "input"), as reports of it quote it
+			return Answers.json(400, "{\"error\":{\"message\":\"Your input exceeds the context window of this model. "
+					+ "Please adjust your input and try again.\",\"type\":\"invalid_request_error\",\"param\":\"input\","
+					+ "\"code\":\"context_length_exceeded\"}}");
+		}
 		return Answers.json(400, "{\"error\":{\"message\":\"This model's maximum context length is 128000 tokens.\","
 				+ "\"type\":\"invalid_request_error\",\"param\":\"messages\",\"code\":\"context_length_exceeded\"}}");
 	}
@@ -174,6 +193,18 @@ public enum Wire {
 							Map.of("type", "text", "text", "")))
 					+ event("ping", Map.of("type", "ping"));
 		}
+		if (this == OPENAI_RESPONSES) {
+			return event("response.created", Map.of("type", "response.created", "sequence_number", 0, "response",
+					response("in_progress", null, List.of(), null)))
+					+ event("response.in_progress", Map.of("type", "response.in_progress", "sequence_number", 1,
+							"response", response("in_progress", null, List.of(), null)))
+					+ event("response.output_item.added", Map.of("type", "response.output_item.added", "sequence_number",
+							2, "output_index", 0, "item", Map.of("id", "msg_1", "type", "message", "status", "in_progress",
+									"role", "assistant", "content", List.of())))
+					+ event("response.content_part.added", Map.of("type", "response.content_part.added",
+							"sequence_number", 3, "item_id", "msg_1", "output_index", 0, "content_index", 0, "part",
+							Map.of("type", "output_text", "text", "", "annotations", List.of())));
+		}
 		return Answers.role();
 	}
 
@@ -187,11 +218,17 @@ public enum Wire {
 			return event("content_block_delta", Map.of("type", "content_block_delta", "index", 0, "delta",
 					Map.of("type", "text_delta", "text", text)));
 		}
+		if (this == OPENAI_RESPONSES) {
+			return event("response.output_text.delta", Map.of("type", "response.output_text.delta", "item_id", "msg_1",
+					"output_index", 0, "content_index", 0, "delta", text, "logprobs", List.of()));
+		}
 		return Answers.content(text);
 	}
 
 	/**
-	 * The events that carry the finish reason and the usage, without the stream's end marker.
+	 * The events that carry the finish reason and the usage, without the stream's end marker. The
+	 * Responses API has no marker after them: its {@code response.completed} (for {@code stop}) or
+	 * {@code response.incomplete} (for {@code length}, {@code content_filter}) ends the stream too.
 	 * @param reason the finish reason, in the protocol's words
 	 * @param completionTokens the completion's tokens
 	 * @return the SSE text
@@ -202,25 +239,40 @@ public enum Wire {
 					+ event("message_delta", Map.of("type", "message_delta", "delta", Map.of("stop_reason", reason),
 							"usage", Map.of("output_tokens", completionTokens)));
 		}
+		if (this == OPENAI_RESPONSES) {
+			String status = "stop".equals(reason) ? "completed" : "incomplete";
+			String incomplete = "length".equals(reason) ? "max_output_tokens" : "stop".equals(reason) ? null : reason;
+			String type = "stop".equals(reason) ? "response.completed" : "response.incomplete";
+			return event(type, Map.of("type", type, "sequence_number", 9, "response",
+					response(status, incomplete, List.of(), completionTokens)));
+		}
 		return Answers.finish(reason) + Answers.usage(5, completionTokens);
 	}
 
 	/**
-	 * The protocol's end of a stream: {@code [DONE]} or {@code message_stop}.
+	 * The protocol's end of a stream: {@code [DONE]} or {@code message_stop}; nothing for the
+	 * Responses API, whose {@link #finish} events end it.
 	 * @return the SSE text
 	 */
 	public String end() {
+		if (this == OPENAI_RESPONSES) {
+			return "";
+		}
 		return (this == ANTHROPIC) ? event("message_stop", Map.of("type", "message_stop")) : Answers.DONE;
 	}
 
 	/**
 	 * An error sent inside a 200 stream: Anthropic's {@code overloaded_error} event (the SDK test's
-	 * frame), or an OpenAI-style {@code error} object.
+	 * frame), the Responses API's {@code error} event, or an OpenAI-style {@code error} object.
 	 * @return the SSE text
 	 */
 	public String errorEvent() {
 		if (this == ANTHROPIC) {
 			return Answers.fixture("anthropic/sdkpy-test-stream-error-event-overloaded.sse");
+		}
+		if (this == OPENAI_RESPONSES) {
+			return "event: error\ndata: {\"type\":\"error\",\"code\":\"server_error\",\"message\":\"The server is "
+					+ "overloaded\",\"param\":null,\"sequence_number\":7}\n\n";
 		}
 		return "data: {\"error\":{\"message\":\"The server is overloaded\",\"type\":\"server_error\",\"code\":null}}\n\n";
 	}
@@ -233,6 +285,7 @@ public enum Wire {
 		return switch (this) {
 			case ANTHROPIC -> Answers.fixture("anthropic/sdkpy-stream-refusal.sse");
 			case AZURE_OPENAI, OPENAI -> streamStart() + Answers.finish("content_filter") + end();
+			case OPENAI_RESPONSES -> streamStart() + finish("content_filter", 0);
 		};
 	}
 
@@ -260,6 +313,30 @@ public enum Wire {
 		message.put("stop_sequence", null);
 		message.put("usage", Map.of("input_tokens", 5, "output_tokens", 2));
 		return json.writeValueAsString(message);
+	}
+
+	// A response object as the recorded answers have it (fixtures/openai-responses), only what the tests vary.
+	private static Map<String, Object> response(String status, String incompleteReason, List<Object> output,
+			Integer outputTokens) {
+		Map<String, Object> response = new LinkedHashMap<>();
+		response.put("id", "resp_1");
+		response.put("object", "response");
+		response.put("created_at", 1754925861);
+		response.put("status", status);
+		response.put("error", null);
+		response.put("incomplete_details", (incompleteReason != null) ? Map.of("reason", incompleteReason) : null);
+		response.put("model", "served-model");
+		response.put("output", output);
+		response.put("store", false);
+		response.put("usage", (outputTokens == null) ? null : Map.of("input_tokens", 5, "input_tokens_details",
+				Map.of("cached_tokens", 0), "output_tokens", outputTokens, "output_tokens_details",
+				Map.of("reasoning_tokens", 0), "total_tokens", 5 + outputTokens));
+		return response;
+	}
+
+	private static Map<String, Object> outputMessage(String text) {
+		return Map.of("id", "msg_1", "type", "message", "status", "completed", "role", "assistant", "content",
+				List.of(Map.of("type", "output_text", "annotations", List.of(), "text", text)));
 	}
 
 	private static String event(String name, Map<String, Object> data) {

@@ -27,6 +27,9 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	/** The protocol name of this client. */
 	public static final String PROTOCOL = "openai";
 
+	/** The protocol name of OpenAI's Responses API ({@link #responses}). */
+	public static final String RESPONSES_PROTOCOL = "openai-responses";
+
 	private final UpstreamFailures failures;
 
 	private final Supplier<WebClient.Builder> builders;
@@ -105,6 +108,18 @@ public final class OpenAiClientFactory implements LlmClientFactory {
 	public OpenAiChatClient create(ClientSettings settings, WebClient.Builder builder, ConnectionProvider connections) {
 		WebClient webClient = UpstreamHttp.webClient(settings, builder, connections, OpenAiClientFactory::bearer);
 		return new OpenAiChatClient(settings, webClient, WireJson.mapper(), this.failures);
+	}
+
+	/**
+	 * The factory of {@code protocol: openai-responses}: endpoints called at
+	 * {@code POST {base-url}/responses}, OpenAI's Responses API (for models served only there), with
+	 * the key, headers, connection pool and failure rules of {@code openai}.
+	 * @param failures what the provider's failures stand for
+	 * @param builders a new builder (a clone of the application's) for each endpoint
+	 * @return the factory
+	 */
+	public static LlmClientFactory responses(UpstreamFailures failures, Supplier<WebClient.Builder> builders) {
+		return new OpenAiResponsesClientFactory(failures, builders);
 	}
 
 	/**

@@ -71,7 +71,7 @@ final class OpenAiRequests {
 				new OpenAiChatCompletion.Function(call.name(), call.arguments()));
 	}
 
-	private OpenAiChatRequest.Tool tool(Tool tool) {
+	OpenAiChatRequest.Tool tool(Tool tool) {
 		return new OpenAiChatRequest.Tool(FUNCTION, new OpenAiChatRequest.FunctionDefinition(tool.name(),
 				tool.description(), parameters(tool), tool.strict()));
 	}
