@@ -205,6 +205,11 @@ final class ResponsesRequestReader {
 			else if (type.equals("function_call_output")) {
 				messages.add(functionCallOutput(item, path, callNames));
 			}
+			else if (type.equals("item_reference")) {
+				throw new WireFormatException(path + " is an item_reference, and the gateway keeps no items to refer to: "
+						+ "send the items themselves (a client that sends references when it believes responses are stored, "
+						+ "as the Vercel AI SDK does, is told otherwise by 'store': false)", path + ".type");
+			}
 			else {
 				throw new WireFormatException(path + ".type '" + type + "' is not supported: the gateway reads message, "
 						+ "function_call and function_call_output items (it keeps no stored items and runs no built-in tools)",
