@@ -5,6 +5,7 @@ import java.util.Map;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.annotation.JsonUnwrapped;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,14 +23,20 @@ final class ResponsesBodies {
 			@JsonProperty("created_at") long createdAt, @JsonProperty("status") String status,
 			@JsonProperty("error") @Nullable Error error,
 			@JsonProperty("incomplete_details") @Nullable IncompleteDetails incompleteDetails,
-			@JsonProperty("instructions") @Nullable String instructions,
-			@JsonProperty("max_output_tokens") @Nullable Integer maxOutputTokens, @JsonProperty("model") String model,
-			@JsonProperty("output") List<Object> output, @JsonProperty("parallel_tool_calls") boolean parallelToolCalls,
+			@JsonProperty("model") String model, @JsonProperty("output") List<Object> output,
+			@JsonUnwrapped Settings settings,
+			@JsonProperty("usage") @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Usage usage) {
+	}
+
+	/** The request's settings, which a {@code response} object repeats among its own fields. */
+	@JsonInclude(JsonInclude.Include.ALWAYS)
+	record Settings(@JsonProperty("instructions") @Nullable String instructions,
+			@JsonProperty("max_output_tokens") @Nullable Integer maxOutputTokens,
+			@JsonProperty("parallel_tool_calls") boolean parallelToolCalls,
 			@JsonProperty("temperature") @Nullable Double temperature, @JsonProperty("tool_choice") Object toolChoice,
 			@JsonProperty("tools") List<FunctionTool> tools, @JsonProperty("top_p") @Nullable Double topP,
 			@JsonProperty("metadata") Map<String, Object> metadata, @JsonProperty("store") boolean store,
-			@JsonProperty("truncation") String truncation,
-			@JsonProperty("usage") @JsonInclude(JsonInclude.Include.NON_NULL) @Nullable Usage usage) {
+			@JsonProperty("truncation") String truncation) {
 	}
 
 	record Message(@JsonProperty("type") String type, @JsonProperty("id") String id,

@@ -95,10 +95,13 @@ final class ResponsesCodec {
 	ResponsesBodies.Response body(Head head, String status, ResponsesBodies.@Nullable IncompleteDetails incomplete,
 			ResponsesBodies.@Nullable Error error, List<Object> output, ResponsesBodies.@Nullable Usage usage) {
 		ResponsesRequest request = head.request();
+		// the gateway stores nothing and truncates nothing: what store and truncation say of every answer
+		ResponsesBodies.Settings settings = new ResponsesBodies.Settings(request.instructions(),
+				request.request().maxTokens(), request.parallelToolCalls(), request.request().temperature(),
+				toolChoice(request.request().toolChoice()), tools(request.request().tools()), request.topP(),
+				request.metadata(), false, "disabled");
 		return new ResponsesBodies.Response(head.id(), "response", head.createdAt(), status, error, incomplete,
-				request.instructions(), request.request().maxTokens(), head.model(), List.copyOf(output),
-				request.parallelToolCalls(), request.request().temperature(), toolChoice(request.request().toolChoice()),
-				tools(request.request().tools()), request.topP(), request.metadata(), false, "disabled", usage);
+				head.model(), List.copyOf(output), settings, usage);
 	}
 
 	ResponsesBodies.Message message(String id, String status, @Nullable String text) {
