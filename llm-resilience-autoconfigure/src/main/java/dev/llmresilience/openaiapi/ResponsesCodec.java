@@ -132,7 +132,7 @@ final class ResponsesCodec {
 		return this.mapper.writeValueAsString(event);
 	}
 
-	/** A length cut is {@code incomplete} (max_output_tokens), as a content filter's block is; anything else is completed. */
+	/** A length cut is {@code incomplete} (max_output_tokens), as a content filter's cut is; the rest completed. */
 	static String status(@Nullable String finishReason) {
 		return (incomplete(finishReason) != null) ? INCOMPLETE : COMPLETED;
 	}

@@ -206,9 +206,10 @@ final class ResponsesRequestReader {
 				messages.add(functionCallOutput(item, path, callNames));
 			}
 			else if (type.equals("item_reference")) {
-				throw new WireFormatException(path + ".type 'item_reference' is not supported: the gateway keeps no items to refer to: "
-						+ "send the items themselves (a client that sends references when it believes responses are stored, "
-						+ "as the Vercel AI SDK does, is told otherwise by 'store': false)", path + ".type");
+				throw new WireFormatException(path + ".type 'item_reference' is not supported: the gateway keeps no "
+						+ "items to refer to: send the items themselves (a client that sends references when it "
+						+ "believes responses are stored, as the Vercel AI SDK does, is told otherwise by 'store': false)",
+						path + ".type");
 			}
 			else {
 				throw new WireFormatException(path + ".type '" + type + "' is not supported: the gateway reads message, "
