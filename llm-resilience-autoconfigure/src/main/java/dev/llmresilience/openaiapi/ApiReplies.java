@@ -74,14 +74,15 @@ final class ApiReplies {
 	}
 
 	/**
-	 * OpenAI's answer to a method and path it does not serve, naming the two this API serves. The
+	 * OpenAI's answer to a method and path it does not serve, naming the three this API serves. The
 	 * path is repeated only when it is short and plain.
 	 */
 	OpenAiApiReply notFound(String requestId, String method, String path, String basePath) {
 		String asked = (PLAIN_PATH.matcher(path).matches() && PLAIN_METHOD.matcher(method).matches())
 				? method + " " + path : "this method and path";
 		return error(404, requestId, "Invalid URL (" + asked + "): this API serves POST " + basePath
-				+ "/chat/completions and GET " + basePath + "/models.", INVALID_REQUEST, null, "unknown_url", Map.of());
+				+ "/chat/completions, POST " + basePath + "/responses and GET " + basePath + "/models.", INVALID_REQUEST,
+				null, "unknown_url", Map.of());
 	}
 
 	/** The same answer, telling the web stack to close the connection instead of reading the body. */
@@ -148,11 +149,15 @@ final class ApiReplies {
 	 * raise it as an error, where a silent close would look like a whole answer.
 	 */
 	String streamError(String requestId, Throwable error) {
-		String message = (error instanceof LlmStreamInterruptedException interrupted)
+		return this.codec.error(streamErrorMessage(requestId, error), "server_error", null, "stream_interrupted");
+	}
+
+	/** What the event that ends a stream that failed after it started says. */
+	static String streamErrorMessage(String requestId, Throwable error) {
+		return (error instanceof LlmStreamInterruptedException interrupted)
 				? "The answer broke off after it had started (" + interrupted.partial().length()
 						+ " characters sent); it is incomplete. Ask again. (request " + requestId + ")"
 				: "The answer failed after it had started; it is incomplete. Ask again. (request " + requestId + ")";
-		return this.codec.error(message, "server_error", null, "stream_interrupted");
 	}
 
 	static Map<String, String> answered(String requestId, ChatResponse response) {

@@ -92,8 +92,9 @@ public final class OpenAiApiAutoConfiguration {
 			// every other path under the base path gets the API's 404; at the root that would take
 			// every path the application's own mappings do not
 			Map<String, Object> paths = base.isEmpty()
-					? Map.of(base + "/chat/completions", servlet, base + "/models", servlet)
-					: Map.of(base + "/chat/completions", servlet, base + "/models", servlet, base + "/**", servlet);
+					? Map.of(base + "/chat/completions", servlet, base + "/responses", servlet, base + "/models", servlet)
+					: Map.of(base + "/chat/completions", servlet, base + "/responses", servlet, base + "/models", servlet,
+							base + "/**", servlet);
 			return new SimpleUrlHandlerMapping(paths, ORDER);
 		}
 

@@ -8,6 +8,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 
 import dev.llmresilience.chat.ChatChunk;
@@ -23,10 +24,12 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import org.springframework.http.codec.ServerSentEvent;
+
 /**
  * The OpenAI-compatible API, apart from any web stack: authenticates the client, reads its
- * chat-completions request, names the route by the request's {@code model}, calls the gateway and
- * shapes what it answers as OpenAI does. A stream's status is decided on its first chunk, so that a
+ * chat-completions or Responses request, names the route by the request's {@code model}, calls the
+ * gateway and shapes what it answers as OpenAI does. A stream's status is decided on its first chunk, so that a
  * busy answer is a 503 and not a stream; once a stream has started, a failure ends it with an
  * in-band error event.
  */
@@ -55,6 +58,8 @@ final class OpenAiApiHandler {
 	private final OpenAiApiCodec codec = new OpenAiApiCodec();
 
 	private final ApiReplies replies;
+
+	private final ResponsesCodec responses = new ResponsesCodec();
 
 	/**
 	 * Create a handler.
@@ -186,6 +191,50 @@ final class OpenAiApiHandler {
 		return read.stream() ? stream(requestId, route, routed, read.includeUsage()) : chat(requestId, route, routed);
 	}
 
+	/**
+	 * {@code POST /responses}, once {@link #admitChat admitted} and its body read: the same gateway,
+	 * routes, headers and busy answers as {@link #chatCompletions}, in the Responses API's format.
+	 * @param admission the admission, which authenticated the client
+	 * @param body the request body, at most {@link #maxRequestSize()} bytes
+	 * @return the reply; for a stream, once its first chunk (or its failure) is known
+	 */
+	public Mono<OpenAiApiReply> responses(ChatAdmission admission, byte[] body) {
+		String requestId = admission.requestId();
+		if (admission.refusal() != null) {
+			return Mono.just(admission.refusal());
+		}
+		ResponsesRequest read;
+		try {
+			read = this.responses.read(body, admission.priority());
+		}
+		catch (WireFormatException ex) {
+			return Mono.just(this.replies.badRequest(requestId, ex.getMessage(), ex.param(), null));
+		}
+		ChatRequest request = read.request();
+		String route = (request.route() != null) ? request.route() : this.routeSelector.select(request);
+		if (this.endpoints.route(route) == null) {
+			return Mono.just(this.replies.unknownModel(requestId, route, this.endpoints.routeNames().keySet()));
+		}
+		ChatRequest routed = request.toBuilder().route(route).build();
+		if (read.stream()) {
+			return stream(requestId, route, routed, (first, chunks) -> new ResponsesEvents(this.responses,
+					head(route, first.endpoint(), null, read), OpenAiApiHandler::hexId)
+				.events(chunks, (error) -> ApiReplies.streamErrorMessage(requestId, error)));
+		}
+		return this.gateway.chat(routed)
+			.map((response) -> (response.tier() == Tier.BUSY) ? busy(requestId, route, response)
+					: new OpenAiApiReply(200, ApiReplies.answered(requestId, response),
+							this.responses.response(head(route, response.endpoint(), response.model(), read), response,
+									"msg_" + hexId(), response.toolCalls().stream().map((call) -> "fc_" + hexId()).toList()),
+							null))
+			.onErrorResume((error) -> Mono.just(this.replies.failure(requestId, route, error, this.busyMessage)));
+	}
+
+	private ResponsesCodec.Head head(String route, @Nullable String endpoint, @Nullable String model,
+			ResponsesRequest request) {
+		return new ResponsesCodec.Head("resp_" + hexId(), now(), modelOf(route, endpoint, model), request);
+	}
+
 	private Mono<OpenAiApiReply> chat(String requestId, String route, ChatRequest request) {
 		return this.gateway.chat(request)
 			.map((response) -> (response.tier() == Tier.BUSY) ? busy(requestId, route, response)
@@ -207,6 +256,12 @@ final class OpenAiApiHandler {
 	 * web stack to subscribe to the events.
 	 */
 	private Mono<OpenAiApiReply> stream(String requestId, String route, ChatRequest request, boolean includeUsage) {
+		return stream(requestId, route, request, (first, chunks) -> events(requestId,
+				modelOf(route, first.endpoint(), null), chunks, includeUsage));
+	}
+
+	private Mono<OpenAiApiReply> stream(String requestId, String route, ChatRequest request,
+			BiFunction<ChatChunk, Flux<ChatChunk>, Flux<ServerSentEvent<String>>> events) {
 		return this.gateway.stream(request).switchOnFirst((first, chunks) -> {
 			if (first.hasValue()) {
 				ChatChunk chunk = first.get();
@@ -216,7 +271,7 @@ final class OpenAiApiHandler {
 				}
 				return Mono.just(new OpenAiApiReply(200,
 						ApiReplies.tierHeaders(requestId, chunk.tier().name(), chunk.endpoint()),
-						null, events(requestId, modelOf(route, chunk.endpoint(), null), chunks, includeUsage)));
+						null, events.apply(chunk, chunks)));
 			}
 			Throwable error = (first.getThrowable() != null) ? first.getThrowable()
 					: new IllegalStateException("The gateway's stream ended without a chunk");
@@ -224,7 +279,8 @@ final class OpenAiApiHandler {
 		}, false).singleOrEmpty();
 	}
 
-	private Flux<String> events(String requestId, String model, Flux<ChatChunk> chunks, boolean includeUsage) {
+	private Flux<ServerSentEvent<String>> events(String requestId, String model, Flux<ChatChunk> chunks,
+			boolean includeUsage) {
 		String id = completionId();
 		long created = now();
 		AtomicBoolean first = new AtomicBoolean(true);
@@ -237,7 +293,9 @@ final class OpenAiApiHandler {
 		});
 		Flux<String> tail = Flux.defer(() -> includeUsage
 				? Flux.just(this.codec.usageChunk(id, created, model, usage.get()), DONE) : Flux.just(DONE));
-		return data.concatWith(tail).onErrorResume((error) -> Flux.just(this.replies.streamError(requestId, error)));
+		return data.concatWith(tail)
+			.onErrorResume((error) -> Flux.just(this.replies.streamError(requestId, error)))
+			.map((json) -> ServerSentEvent.builder(json).build());
 	}
 
 	/** The answering endpoint's model as the provider named it, else as configured, else the route. */
@@ -254,7 +312,11 @@ final class OpenAiApiHandler {
 	}
 
 	private static String completionId() {
-		return "chatcmpl-" + randomId().toString().replace("-", "");
+		return "chatcmpl-" + hexId();
+	}
+
+	private static String hexId() {
+		return randomId().toString().replace("-", "");
 	}
 
 	/**

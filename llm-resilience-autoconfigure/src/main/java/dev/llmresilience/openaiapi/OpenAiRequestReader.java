@@ -240,7 +240,7 @@ final class OpenAiRequestReader {
 	 * The call's priority: the {@value #PRIORITY_HEADER} header or the body's {@code metadata.priority},
 	 * {@code interactive} when neither is sent; both may be sent if they agree.
 	 */
-	private static @Nullable Priority priority(@Nullable String header, @Nullable JsonNode metadata) {
+	static @Nullable Priority priority(@Nullable String header, @Nullable JsonNode metadata) {
 		Priority fromHeader;
 		try {
 			fromHeader = (header != null) ? Priority.parse(header, PRIORITY_HEADER) : null;
@@ -272,7 +272,7 @@ final class OpenAiRequestReader {
 	}
 
 	// The gateway's own key is not sent upstream; a metadata left empty is not sent at all.
-	private static @Nullable JsonNode withoutPriority(JsonNode metadata) {
+	static @Nullable JsonNode withoutPriority(JsonNode metadata) {
 		if (!metadata.isObject() || !metadata.has(PRIORITY)) {
 			return metadata;
 		}
@@ -282,7 +282,7 @@ final class OpenAiRequestReader {
 	}
 
 	/** The route the body's {@code model} names: absent or null is the default route, blank is refused. */
-	private static @Nullable String route(JsonNode body) {
+	static @Nullable String route(JsonNode body) {
 		JsonNode model = body.get("model");
 		if (model == null || model.isNull()) {
 			return null;
@@ -298,7 +298,7 @@ final class OpenAiRequestReader {
 		return model.stringValue();
 	}
 
-	private static boolean flag(JsonNode node, String field, String path) {
+	static boolean flag(JsonNode node, String field, String path) {
 		JsonNode value = node.get(field);
 		if (value == null || value.isNull()) {
 			return false;
@@ -311,7 +311,7 @@ final class OpenAiRequestReader {
 	}
 
 	/** A field that may be absent or null, else must be a string. */
-	private static @Nullable String optionalText(JsonNode node, String field, String parent) {
+	static @Nullable String optionalText(JsonNode node, String field, String parent) {
 		JsonNode value = node.get(field);
 		if (value == null || value.isNull()) {
 			return null;
@@ -323,12 +323,12 @@ final class OpenAiRequestReader {
 		return value.stringValue();
 	}
 
-	private static @Nullable String text(JsonNode node, String field) {
+	static @Nullable String text(JsonNode node, String field) {
 		JsonNode value = node.get(field);
 		return (value != null && value.isString()) ? value.stringValue() : null;
 	}
 
-	private static @Nullable Double number(JsonNode body, String field) {
+	static @Nullable Double number(JsonNode body, String field) {
 		JsonNode value = body.get(field);
 		if (value == null || value.isNull()) {
 			return null;
@@ -339,7 +339,7 @@ final class OpenAiRequestReader {
 		return value.doubleValue();
 	}
 
-	private static @Nullable Integer integer(JsonNode body, String field) {
+	static @Nullable Integer integer(JsonNode body, String field) {
 		JsonNode value = body.get(field);
 		if (value == null || value.isNull()) {
 			return null;

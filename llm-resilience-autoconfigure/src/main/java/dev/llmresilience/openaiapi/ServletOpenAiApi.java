@@ -12,6 +12,7 @@ import reactor.core.publisher.Flux;
 
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
+import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.HttpRequestHandler;
 
 /**
@@ -46,7 +47,8 @@ final class ServletOpenAiApi implements HttpRequestHandler {
 			write(this.handler.models(authorization, requestId), response);
 			return;
 		}
-		if (!path.equals(this.basePath + "/chat/completions") || !"POST".equals(request.getMethod())) {
+		boolean responses = path.equals(this.basePath + "/responses");
+		if (!(responses || path.equals(this.basePath + "/chat/completions")) || !"POST".equals(request.getMethod())) {
 			writeUnread(this.handler.notFound(requestId, request.getMethod(), path, this.basePath), request, response);
 			return;
 		}
@@ -69,7 +71,8 @@ final class ServletOpenAiApi implements HttpRequestHandler {
 			writeUnread(this.handler.tooLarge(requestId), request, response);
 			return;
 		}
-		OpenAiApiReply reply = this.handler.chatCompletions(admission, body).block();
+		OpenAiApiReply reply = (responses ? this.handler.responses(admission, body)
+				: this.handler.chatCompletions(admission, body)).block();
 		if (reply != null) {
 			write(reply, response);
 		}
@@ -99,7 +102,7 @@ final class ServletOpenAiApi implements HttpRequestHandler {
 	private static void write(OpenAiApiReply reply, HttpServletResponse response) throws IOException {
 		response.setStatus(reply.status());
 		reply.headers().forEach(response::setHeader);
-		Flux<String> events = reply.events();
+		Flux<ServerSentEvent<String>> events = reply.events();
 		if (events == null) {
 			response.setContentType(MediaType.APPLICATION_JSON_VALUE);
 			byte[] body = (reply.body() != null) ? reply.body() : new byte[0];
@@ -112,10 +115,12 @@ final class ServletOpenAiApi implements HttpRequestHandler {
 		response.setHeader(HttpHeaders.CACHE_CONTROL, "no-cache");
 		OutputStream out = response.getOutputStream();
 		// closing the stream (normally, or on a write to a client that went away) cancels the upstream call
-		try (Stream<String> data = events.toStream(1)) {
+		try (Stream<ServerSentEvent<String>> sent = events.toStream(1)) {
 			response.flushBuffer();
-			for (String event : (Iterable<String>) data::iterator) {
-				out.write(("data: " + event + "\n\n").getBytes(StandardCharsets.UTF_8));
+			for (ServerSentEvent<String> event : (Iterable<ServerSentEvent<String>>) sent::iterator) {
+				// the data is one line of JSON; the name, when there is one, a constant of the API
+				String name = (event.event() != null) ? "event: " + event.event() + "\n" : "";
+				out.write((name + "data: " + event.data() + "\n\n").getBytes(StandardCharsets.UTF_8));
 				out.flush();
 			}
 		}

@@ -1,5 +1,7 @@
 package dev.llmresilience.openaiapi;
 
+import java.util.function.BiFunction;
+
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -8,7 +10,6 @@ import org.springframework.core.io.buffer.DataBufferLimitException;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.MediaType;
-import org.springframework.http.codec.ServerSentEvent;
 import org.springframework.web.reactive.function.BodyInserters;
 import org.springframework.web.reactive.function.server.RequestPredicates;
 import org.springframework.web.reactive.function.server.RouterFunction;
@@ -35,15 +36,16 @@ final class WebFluxOpenAiApi {
 	}
 
 	/**
-	 * The routes: {@code POST {basePath}/chat/completions}, {@code GET {basePath}/models}, and an
-	 * OpenAI-shaped 404 for any other method or path under a base path that is not the root (at
-	 * the root it would take every path of the application).
+	 * The routes: {@code POST {basePath}/chat/completions}, {@code POST {basePath}/responses},
+	 * {@code GET {basePath}/models}, and an OpenAI-shaped 404 for any other method or path under a
+	 * base path that is not the root (at the root it would take every path of the application).
 	 * @param basePath the path prefix, e.g. {@code /v1}, or empty for the root
 	 * @return the routes
 	 */
 	public RouterFunction<ServerResponse> routes(String basePath) {
 		RouterFunctions.Builder routes = RouterFunctions.route()
-			.POST(basePath + "/chat/completions", this::chatCompletions)
+			.POST(basePath + "/chat/completions", (request) -> admitted(request, this.handler::chatCompletions))
+			.POST(basePath + "/responses", (request) -> admitted(request, this.handler::responses))
 			.GET(basePath + "/models", this::models);
 		if (!basePath.isEmpty()) {
 			routes.route(RequestPredicates.path(basePath + "/**"), (request) -> write(this.handler.notFound(
@@ -56,7 +58,9 @@ final class WebFluxOpenAiApi {
 		return write(this.handler.models(header(request, HttpHeaders.AUTHORIZATION), requestId(request)));
 	}
 
-	private Mono<ServerResponse> chatCompletions(ServerRequest request) {
+	/** Decide on the request from its headers, then read its body and answer it with {@code answer}. */
+	private Mono<ServerResponse> admitted(ServerRequest request,
+			BiFunction<ChatAdmission, byte[], Mono<OpenAiApiReply>> answer) {
 		String requestId = requestId(request);
 		ChatAdmission admission = this.handler.admitChat(header(request, HttpHeaders.AUTHORIZATION),
 				request.headers().contentLength().orElse(-1), requestId,
@@ -72,7 +76,7 @@ final class WebFluxOpenAiApi {
 			.doOnNext((body) -> admission.bodyRead())
 			.doFinally((signal) -> admission.bodyRead())
 			.defaultIfEmpty(new byte[0])
-			.flatMap((body) -> this.handler.chatCompletions(admission, body))
+			.flatMap((body) -> answer.apply(admission, body))
 			.onErrorResume(DataBufferLimitException.class, (ex) -> Mono.just(this.handler.tooLarge(requestId)))
 			.flatMap(this::write);
 	}
@@ -87,7 +91,7 @@ final class WebFluxOpenAiApi {
 		if (reply.events() != null) {
 			return builder.contentType(MediaType.TEXT_EVENT_STREAM)
 				.header(HttpHeaders.CACHE_CONTROL, "no-cache")
-				.body(BodyInserters.fromServerSentEvents(reply.events().map((data) -> ServerSentEvent.builder(data).build())));
+				.body(BodyInserters.fromServerSentEvents(reply.events()));
 		}
 		return builder.contentType(MediaType.APPLICATION_JSON).bodyValue((reply.body() != null) ? reply.body() : new byte[0]);
 	}

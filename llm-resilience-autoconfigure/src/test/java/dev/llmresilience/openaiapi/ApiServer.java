@@ -64,7 +64,20 @@ final class ApiServer implements AutoCloseable {
 	 */
 	HttpResponse<String> postChat(String clientKey, String body, Map<String, String> headers)
 			throws IOException, InterruptedException {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + "/chat/completions"))
+		return post("/chat/completions", clientKey, body, headers);
+	}
+
+	/**
+	 * Post a body to a path under {@code /v1} as it is, as a client with a key would.
+	 * @param path the path, e.g. {@code /responses}
+	 * @param clientKey the client's key
+	 * @param body the body
+	 * @param headers more headers
+	 * @return the response
+	 */
+	HttpResponse<String> post(String path, String clientKey, String body, Map<String, String> headers)
+			throws IOException, InterruptedException {
+		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(baseUrl() + path))
 			.timeout(Duration.ofSeconds(20))
 			.header("Authorization", "Bearer " + clientKey)
 			.header("Content-Type", "application/json")

@@ -55,7 +55,7 @@ class OpenAiApiAutoConfigurationTests {
 				"llm.openai-api.base-path=/llm/v1/")
 			.run((context) -> {
 				SimpleUrlHandlerMapping mapping = context.getBean("llmOpenAiApiHandlerMapping", SimpleUrlHandlerMapping.class);
-				assertThat(mapping.getUrlMap()).containsOnlyKeys("/llm/v1/chat/completions", "/llm/v1/models",
+				assertThat(mapping.getUrlMap()).containsOnlyKeys("/llm/v1/chat/completions", "/llm/v1/responses", "/llm/v1/models",
 						"/llm/v1/**");
 				assertThat(context).doesNotHaveBean("llmOpenAiApiRoutes");
 			});

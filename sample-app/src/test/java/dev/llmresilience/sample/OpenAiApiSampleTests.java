@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The sample serves the OpenAI-compatible API with the client key {@code sample-client-key}: the
- * README's curl, plain and streamed, and a busy answer as a 503 once both simulated providers fail.
+ * README's curl, plain and streamed, the Responses API ({@code /v1/responses}), plain and streamed,
+ * and a busy answer as a 503 once both simulated providers fail.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.DEFINED_PORT, properties = { "llm.defaults.retry.initial-backoff=1ms" })
 @AutoConfigureWebTestClient
@@ -93,6 +94,51 @@ class OpenAiApiSampleTests {
 		String text = data.stream()
 			.filter((event) -> !event.equals("[DONE]"))
 			.map((event) -> JSON.readTree(event).path("choices").path(0).path("delta").path("content").asString(""))
+			.collect(Collectors.joining());
+		assertThat(text).isEqualTo("[backup] You said: Hello");
+	}
+
+	@Test
+	void answersTheResponsesApiWithTheSampleClientKey() {
+		this.client.post()
+			.uri("/v1/responses")
+			.header("Authorization", "Bearer sample-client-key")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("model", "default", "instructions", "Be brief.", "input", "Hello"))
+			.exchange()
+			.expectStatus().isOk()
+			.expectHeader().valueEquals("x-llm-tier", "PRIMARY")
+			.expectHeader().valueEquals("x-llm-endpoint", "primary")
+			.expectBody()
+			.jsonPath("$.object").isEqualTo("response")
+			.jsonPath("$.status").isEqualTo("completed")
+			.jsonPath("$.instructions").isEqualTo("Be brief.")
+			.jsonPath("$.output[0].type").isEqualTo("message")
+			.jsonPath("$.output[0].content[0].type").isEqualTo("output_text")
+			.jsonPath("$.output[0].content[0].text").isEqualTo("[primary] You said: Hello");
+	}
+
+	@Test
+	void streamsTheResponsesApiEventsOnFallback() {
+		mode("primary", "error");
+		List<ServerSentEvent<String>> events = this.client.post()
+			.uri("/v1/responses")
+			.header("Authorization", "Bearer sample-client-key")
+			.contentType(MediaType.APPLICATION_JSON)
+			.bodyValue(Map.of("stream", true, "input", List.of(Map.of("role", "user", "content", "Hello"))))
+			.exchange()
+			.expectStatus().isOk()
+			.expectHeader().valueEquals("x-llm-tier", "FALLBACK")
+			.returnResult(new ParameterizedTypeReference<ServerSentEvent<String>>() {
+			})
+			.getResponseBody()
+			.collectList()
+			.block(Duration.ofSeconds(30));
+		assertThat(events.get(0).event()).isEqualTo("response.created");
+		assertThat(events.get(events.size() - 1).event()).isEqualTo("response.completed");
+		String text = events.stream()
+			.filter((event) -> "response.output_text.delta".equals(event.event()))
+			.map((event) -> JSON.readTree(event.data()).path("delta").asString(""))
 			.collect(Collectors.joining());
 		assertThat(text).isEqualTo("[backup] You said: Hello");
 	}
