@@ -10,6 +10,12 @@ import com.openai.client.okhttp.OpenAIOkHttpClient;
 import com.openai.core.JsonValue;
 import com.openai.core.http.HttpResponseFor;
 import com.openai.core.http.StreamResponse;
+import com.openai.helpers.ResponseAccumulator;
+import com.openai.models.responses.Response;
+import com.openai.models.responses.ResponseCreateParams;
+import com.openai.models.responses.ResponseOutputText;
+import com.openai.models.responses.ResponseStatus;
+import com.openai.models.responses.ResponseStreamEvent;
 import com.openai.models.FunctionDefinition;
 import com.openai.models.FunctionParameters;
 import com.openai.models.chat.completions.ChatCompletion;
@@ -39,12 +45,13 @@ import static dev.llmresilience.support.Answers.sse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The served chat-completions API answered by an {@code openai-responses} endpoint, as the official
- * OpenAI Java SDK sees it from a whole WebFlux application: the Responses API's recorded answer,
- * stream and function call come out as chat completions, chunks and tool calls.
+ * The served APIs answered by an {@code openai-responses} endpoint, as the official OpenAI Java SDK
+ * sees them from a whole WebFlux application: the Responses API's recorded answer, stream and
+ * function call come out as chat completions, chunks and tool calls, and a served Responses
+ * request goes to it as Responses input and comes back as a response object and its events.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ChatCompletionsServedByResponsesTests {
+class ServedByResponsesEndpointTests {
 
 	private static final String CLIENT_KEY = "client-key-0123456789abcdef";
 
@@ -167,6 +174,64 @@ class ChatCompletionsServedByResponsesTests {
 			assertThat(call.function().get().function().arguments())
 				.isEqualTo("{\"location\":\"Boston, MA\",\"unit\":\"celsius\"}");
 		});
+	}
+
+	@Test
+	void aServedResponsesRequestIsAnsweredByTheResponsesApi() throws Exception {
+		this.upstreams.primary().enqueue(json(200, fixture("openai-responses/pysdk-response-output-text.derived.json")));
+		HttpResponseFor<Response> raw = this.client.responses()
+			.withRawResponse()
+			.create(ResponseCreateParams.builder()
+				.model("default")
+				.instructions("Be brief.")
+				.input("What's the weather like in SF?")
+				.maxOutputTokens(100)
+				.topP(0.5)
+				.build());
+		Response response = raw.parse();
+		assertThat(raw.headers().values("x-llm-endpoint")).containsExactly("primary");
+		assertThat(response.status()).hasValue(ResponseStatus.COMPLETED);
+		assertThat(texts(response)).singleElement().asString().startsWith("I can't provide real-time updates");
+		assertThat(response.usage().get().inputTokens()).isEqualTo(14);
+		assertThat(response.usage().get().outputTokens()).isEqualTo(50);
+		RecordedRequest upstream = this.upstreams.primary().takeRequest();
+		assertThat(upstream.getUrl().encodedPath()).isEqualTo("/v1/responses");
+		JsonNode body = mapper.readTree(upstream.getBody().utf8());
+		assertThat(body.get("store").asBoolean(true)).isFalse();
+		assertThat(body.get("input").get(0).get("role").asString()).isEqualTo("system");
+		assertThat(body.get("input").get(0).get("content").asString()).isEqualTo("Be brief.");
+		assertThat(body.get("input").get(1).get("content").asString()).isEqualTo("What's the weather like in SF?");
+		assertThat(body.get("max_output_tokens").asInt()).isEqualTo(100);
+		assertThat(body.get("top_p").asDouble()).isEqualTo(0.5);
+	}
+
+	@Test
+	void aServedResponsesStreamIsTheResponsesStreamOfTheEndpoint() {
+		this.upstreams.primary().enqueue(sse(fixture("openai-responses/spec-responses-streaming.derived.sse")));
+		ResponseAccumulator accumulator = ResponseAccumulator.create();
+		StringBuilder deltas = new StringBuilder();
+		try (StreamResponse<ResponseStreamEvent> stream = this.client.responses()
+			.createStreaming(ResponseCreateParams.builder().model("default").input("Hello!").build())) {
+			stream.stream().forEach((event) -> {
+				accumulator.accumulate(event);
+				event.outputTextDelta().ifPresent((delta) -> deltas.append(delta.delta()));
+			});
+		}
+		assertThat(deltas).hasToString("Hi");
+		Response response = accumulator.response();
+		assertThat(response.status()).hasValue(ResponseStatus.COMPLETED);
+		assertThat(texts(response)).containsExactly("Hi");
+		assertThat(response.usage().get().totalTokens()).isEqualTo(48);
+	}
+
+	private static List<String> texts(Response response) {
+		return response.output()
+			.stream()
+			.flatMap((item) -> item.message().stream())
+			.flatMap((message) -> message.content().stream())
+			.flatMap((content) -> content.outputText().stream())
+			.map(ResponseOutputText::text)
+			.toList();
 	}
 
 	@SpringBootConfiguration
