@@ -1,6 +1,7 @@
 package dev.llmresilience.sample;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -9,7 +10,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -29,8 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Dspring.aot.enabled=true}, so that its context is the generated one, not one built by
  * reflection at start-up: the gateway, the OpenAI-compatible API (plain and streamed), the actuator
  * and the dashboard answer as in a normal start. Run by maven-failsafe-plugin in {@code verify},
- * after {@code package}. This is the JVM half of a native image; the image itself is not built
- * here (docs/native.md).
+ * after {@code package}; and the native-image configuration AOT wrote into the jar holds the
+ * library's hints. This is the JVM half of a native image; the image itself is not built here
+ * (docs/native.md).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class AotProcessedSampleIT {
@@ -80,6 +86,30 @@ class AotProcessedSampleIT {
 	@Test
 	void theApplicationRunsFromTheGeneratedContext() throws IOException {
 		assertThat(output()).contains("Starting AOT-processed SampleApplication");
+	}
+
+	@Test
+	void theJarCarriesTheLibrarysHintsForANativeImage() throws IOException {
+		String metadata;
+		try (JarFile jar = new JarFile(System.getProperty("sample.jar", "target/sample-app.jar"))) {
+			JarEntry entry = jar.getJarEntry(
+					"META-INF/native-image/dev.llmresilience/sample-app/reachability-metadata.json");
+			assertThat(entry).as("the native-image configuration written by process-aot").isNotNull();
+			try (InputStream in = jar.getInputStream(entry)) {
+				metadata = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+			}
+		}
+		JsonNode root = JSON.readTree(metadata);
+		List<String> types = new ArrayList<>();
+		root.path("reflection").forEach((hint) -> types.add(hint.path("type").asString()));
+		List<String> resources = new ArrayList<>();
+		root.path("resources").forEach((hint) -> resources.add(hint.path("glob").asString()));
+		assertThat(types).as("the library's aot.factories hints and Boot's own").contains(
+				"dev.llmresilience.protocol.openai.OpenAiChatRequest", "dev.llmresilience.protocol.openai.OpenAiChatChunk",
+				"dev.llmresilience.protocol.anthropic.AnthropicEvent", "dev.llmresilience.openaiapi.OpenAiApiBodies$Chunk",
+				"dev.llmresilience.chat.ChatResponse", "dev.llmresilience.engine.LlmBreakersEndpoint$BreakersDescriptor",
+				"dev.llmresilience.autoconfigure.LlmProperties", "dev.llmresilience.autoconfigure.EndpointProperties");
+		assertThat(resources).contains("dev/llmresilience/redis/*.lua", "dev/llmresilience/dashboard/dashboard.html");
 	}
 
 	@Test
