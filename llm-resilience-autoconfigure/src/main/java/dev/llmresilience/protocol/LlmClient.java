@@ -36,7 +36,9 @@ public interface LlmClient {
 	 * Whether {@link #stream} works. The endpoint sends every call upstream as a stream when it
 	 * does (and {@code upstream-streaming} is on), so that the first-token timeout bounds it, and
 	 * answers a stream from {@link #chat} in one chunk when it does not. By default, whether the
-	 * client's class implements {@link #stream} itself.
+	 * client's class implements {@link #stream} itself, found by reflection: in a native image that
+	 * takes a reflection hint for the client's class, so a client of your own there should override
+	 * this instead (docs/native.md).
 	 * @return true when the client streams
 	 */
 	default boolean supportsStreaming() {

@@ -4,11 +4,17 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /** The Lua scripts, one file each beside this class, so that each multi-key step is atomic. */
 final class RedisScripts {
+
+	private static final String DIRECTORY = "dev/llmresilience/redis/";
 
 	private RedisScripts() {
 	}
@@ -22,7 +28,7 @@ final class RedisScripts {
 	 * @return the script
 	 */
 	static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		ClassPathResource file = new ClassPathResource("dev/llmresilience/redis/" + name + ".lua");
+		ClassPathResource file = new ClassPathResource(DIRECTORY + name + ".lua");
 		try {
 			return RedisScript.of(file.getContentAsString(StandardCharsets.UTF_8), resultType);
 		}
@@ -30,6 +36,16 @@ final class RedisScripts {
 			throw new UncheckedIOException("Could not read the Redis script " + file.getPath()
 					+ " from the starter's jar; is the jar complete?", ex);
 		}
+	}
+
+	/** The scripts as resources of a native image. Listed in {@code META-INF/spring/aot.factories}. */
+	static final class Hints implements RuntimeHintsRegistrar {
+
+		@Override
+		public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+			hints.resources().registerPattern(DIRECTORY + "*.lua");
+		}
+
 	}
 
 }

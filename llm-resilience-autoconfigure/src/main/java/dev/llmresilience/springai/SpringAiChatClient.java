@@ -62,6 +62,12 @@ final class SpringAiChatClient implements LlmClient {
 			.map(this::completion);
 	}
 
+	/** Said here, not found by the default's reflection, which a native image answers only with hints. */
+	@Override
+	public boolean supportsStreaming() {
+		return true;
+	}
+
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
 		return Flux.defer(() -> {

@@ -84,6 +84,12 @@ final class AnthropicClient implements LlmClient, AutoCloseable {
 			.exchangeToMono(this::read)).onErrorMap(this.providerText::classify);
 	}
 
+	/** Said here, not found by the default's reflection, which a native image answers only with hints. */
+	@Override
+	public boolean supportsStreaming() {
+		return true;
+	}
+
 	@Override
 	public Flux<CompletionDelta> stream(ChatRequest request) {
 		return Flux.defer(() -> UpstreamHttp.post(this.webClient, PATH, body(request, true), true)
