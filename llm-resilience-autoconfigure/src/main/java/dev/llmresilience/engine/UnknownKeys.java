@@ -58,27 +58,52 @@ final class UnknownKeys {
 				.filter((property) -> others.stream().noneMatch((other) -> other.isAncestorOf(property.getName())))
 				.filter((property) -> !RouteForms.isListElement(property.getName()))
 				.sorted(Comparator.comparing((ConfigurationProperty property) -> property.getName().toString()))
-				.findFirst()
-				.ifPresent((property) -> {
-					throw unknown(property);
+				.map(UnknownKeys::unknown)
+				.reduce(Unknown::and)
+				.ifPresent((unknown) -> {
+					throw new LlmConfigurationException(unknown.name(), unknown.problem(), unknown.action() + " " + KEYS);
 				});
 		}
 	}
 
-	private static LlmConfigurationException unknown(ConfigurationProperty property) {
+	/** Where a reader who has the jar, not this repository, finds every key. */
+	static final String KEYS = "Every key, with its description, is in META-INF/spring-configuration-metadata.json of "
+			+ "the llm-resilience-autoconfigure jar, which IDEs complete from.";
+
+	private static Unknown unknown(ConfigurationProperty property) {
 		ConfigurationPropertyName name = property.getName();
 		List<String> candidates = new ArrayList<>();
 		walk(LlmProperties.class, PREFIX, name, 1, candidates);
 		String where = (property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
 		String nearest = nearest(name.toString(), candidates);
 		if (nearest != null) {
-			return new LlmConfigurationException(name.toString(),
-					"is not a key of llm-resilience" + where + "; did you mean '" + nearest + "'",
-					"Rename it to " + nearest + ", or remove it. Every key is listed in docs/configuration.md.");
+			return new Unknown(name.toString(), where + "; did you mean '" + nearest + "'",
+					"Rename it to " + nearest + ", or remove it.", false);
 		}
-		return new LlmConfigurationException(name.toString(), "is not a key of llm-resilience" + where,
-				"Remove it, or use one of the keys valid there: " + siblings(name, candidates)
-						+ ". Every key is listed in docs/configuration.md.");
+		return new Unknown(name.toString(), where,
+				"Remove it, or use one of the keys valid there: " + siblings(name, candidates) + ".", false);
+	}
+
+	/**
+	 * One unknown key, or several reported at once (the first named as the property at fault), so
+	 * that two typos take one start to find, not two.
+	 * @param name the (first) key
+	 * @param details where it was set and the key meant, then the others'
+	 * @param action what to do
+	 * @param several whether more than one key is reported
+	 */
+	private record Unknown(String name, String details, String action, boolean several) {
+
+		String problem() {
+			return "is not a key of llm-resilience" + this.details;
+		}
+
+		Unknown and(Unknown next) {
+			String action = (this.several ? this.action : this.name + ": " + this.action) + " " + next.name() + ": "
+					+ next.action();
+			return new Unknown(this.name, this.details + ". Nor is '" + next.name() + "'" + next.details(), action, true);
+		}
+
 	}
 
 	/**
