@@ -149,6 +149,11 @@ public final class LlmAutoConfiguration {
 		return new EndpointRegistry(endpoints, routes, resources);
 	}
 
+	@Bean
+	ProbesShutdown llmProbesShutdown(EndpointRegistry endpoints) {
+		return new ProbesShutdown(endpoints);
+	}
+
 	private static double batchShare(double share) {
 		LlmConfigurationException.check(share > 0 && share <= 1, "llm.gateway.batch-share", share,
 				"but must be over 0 and at most 1",
