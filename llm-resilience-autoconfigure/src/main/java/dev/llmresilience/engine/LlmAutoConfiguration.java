@@ -108,7 +108,8 @@ public final class LlmAutoConfiguration {
 	@Bean
 	@Lazy
 	RouteResolver llmRouteResolver(LlmProperties properties, Environment environment) {
-		return new RouteResolver(properties, RouteForms.of(properties, environment));
+		return new RouteResolver(properties, RouteForms.of(properties, environment),
+				(property) -> UnknownKeys.origin(environment, property));
 	}
 
 	@Bean

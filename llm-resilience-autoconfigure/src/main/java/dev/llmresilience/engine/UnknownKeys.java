@@ -2,6 +2,7 @@ package dev.llmresilience.engine;
 
 import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,8 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
@@ -171,6 +174,44 @@ final class UnknownKeys {
 
 	private static boolean isOurs(Class<?> type) {
 		return type.getPackageName().startsWith("dev.llmresilience") && !type.isEnum();
+	}
+
+	/**
+	 * The name nearest a misspelt one (an endpoint, a route), or {@code null} when none is within a
+	 * few typos.
+	 * @param unknown the name given
+	 * @param names the names there are
+	 * @return the nearest, or {@code null}
+	 */
+	static @Nullable String nearestName(String unknown, Collection<String> names) {
+		String best = null;
+		int bestDistance = Integer.MAX_VALUE;
+		for (String name : names) {
+			int distance = distance(uniform(unknown), uniform(name));
+			if (distance < bestDistance) {
+				best = name;
+				bestDistance = distance;
+			}
+		}
+		return (best != null && bestDistance <= Math.max(1, best.length() / 3)) ? best : null;
+	}
+
+	/**
+	 * Where a property was set, as the unknown keys' report says it: {@code " (set in ...)"}, or
+	 * empty when its source does not tell (the command line, a test's properties).
+	 * @param environment the environment
+	 * @param property the property's name
+	 * @return the text, or empty
+	 */
+	static String origin(Environment environment, String property) {
+		ConfigurationPropertyName name = ConfigurationPropertyName.of(property);
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			ConfigurationProperty found = source.getConfigurationProperty(name);
+			if (found != null) {
+				return (found.getOrigin() != null) ? " (set in " + found.getOrigin() + ")" : "";
+			}
+		}
+		return "";
 	}
 
 	private static @Nullable String nearest(String unknown, List<String> candidates) {

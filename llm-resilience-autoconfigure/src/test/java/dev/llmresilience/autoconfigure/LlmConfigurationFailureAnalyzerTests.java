@@ -51,7 +51,8 @@ class LlmConfigurationFailureAnalyzerTests {
 			.run((context) -> {
 				FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
 				assertThat(analysis.getDescription()).isEqualTo(
-						"Invalid llm-resilience configuration: property 'llm.routes.default' names unknown endpoint 'deepseek'.");
+						"Invalid llm-resilience configuration: property 'llm.routes.default' names unknown endpoint 'deepseek' "
+								+ "(set in \"llm.routes.default\" from property source \"test\").");
 				assertThat(analysis.getAction())
 					.isEqualTo("Use one of the configured endpoints [gpt-4o], or configure it under llm.endpoints.deepseek.");
 			});

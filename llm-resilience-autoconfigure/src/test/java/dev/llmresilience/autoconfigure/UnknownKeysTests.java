@@ -112,6 +112,32 @@ class UnknownKeysTests {
 	}
 
 	@Test
+	void aRouteNamingAMisspeltEndpointSaysWhereAndTheEndpointMeant() {
+		this.contextRunner.withInitializer((context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(yaml("""
+					llm:
+					  endpoints:
+					    backup:
+					      base-url: http://localhost:9/v1
+					      model: m
+					  routes:
+					    default: [primary, bakup]
+					""")))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid llm-resilience configuration: property 'llm.routes.default' names unknown endpoint "
+							+ "'bakup' (set in ")
+					.containsPattern("application-test.yml.* - 7:\\d+\\); did you mean 'backup'\\.$");
+				assertThat(analysis.getAction())
+					.startsWith("Write backup, or use one of the configured endpoints [")
+					.endsWith("], or configure it under llm.endpoints.bakup.");
+			});
+	}
+
+	@Test
 	void theActionSaysWhereEveryKeyIsInTheJarAUserHas() {
 		assertRejected("llm.gateway.dedline=5s", "llm.gateway.dedline", "did you mean 'llm.gateway.deadline'",
 				"Every key, with its description, is in META-INF/spring-configuration-metadata.json of the "
