@@ -1,6 +1,8 @@
 package dev.llmresilience.autoconfigure;
 
 import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
 
@@ -111,6 +113,31 @@ public class LlmConfigurationException extends RuntimeException {
 			throw new LlmConfigurationException(property, "is " + value + ", " + problem, action);
 		}
 	}
+
+	/**
+	 * A secret (an API key) that is not a placeholder left unresolved. Boot keeps
+	 * {@code ${OPENAI_API_KEY}} as written when nothing sets {@code OPENAI_API_KEY}, and the provider
+	 * would be sent that text as the key. The message names the placeholder's variable, never the
+	 * value around it.
+	 * @param property the property, e.g. {@code llm.endpoints.gpt-4o.api-key}
+	 * @param value its value, or {@code null} when not set
+	 * @return the value
+	 */
+	public static @Nullable String resolved(String property, @Nullable String value) {
+		Matcher placeholder = (value != null) ? PLACEHOLDER.matcher(value) : null;
+		if (placeholder != null && placeholder.find()) {
+			String variable = placeholder.group(1).trim();
+			throw new LlmConfigurationException(property,
+					"is the placeholder ${" + variable + "}, which nothing resolved: no environment variable or property "
+							+ variable + " is set",
+					"Set " + variable + " where the application starts (e.g. export " + variable + "=<your key>), or write ${"
+							+ variable + ":} to start without a key (the endpoint then gets a WARN at start-up).");
+		}
+		return value;
+	}
+
+	/** {@code ${NAME}} or {@code ${NAME:default}} as Boot leaves it when it cannot resolve it. */
+	private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}:]*)[^}]*}");
 
 	/** A size from 1KB to 2GB, the most one buffer can hold. */
 	public static long size(String property, @Nullable DataSize value, String action) {

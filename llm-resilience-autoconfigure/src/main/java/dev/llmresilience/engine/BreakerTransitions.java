@@ -90,9 +90,12 @@ final class BreakerTransitions {
 			CircuitBreakerOnStateTransitionEvent event, BreakerControl control) {
 		CircuitBreaker breaker = endpoint.circuitBreaker();
 		CircuitBreaker.Metrics metrics = breaker.getMetrics();
-		Transition transition = new Transition(event.getStateTransition().getFromState(),
-				event.getStateTransition().getToState(), event.getCreationTime().toInstant(), metrics.getFailureRate(),
-				metrics.getNumberOfBufferedCalls());
+		State from = event.getStateTransition().getFromState();
+		State to = event.getStateTransition().getToState();
+		String fleet = control.moving(breaker);
+		String why = reason(from, to, metrics, breaker.getCircuitBreakerConfig(), endpoint.hang().opening(), fleet);
+		Transition transition = new Transition(from, to, event.getCreationTime().toInstant(), metrics.getFailureRate(),
+				metrics.getNumberOfBufferedCalls(), why, (fleet != null) ? Transition.FLEET : null);
 		synchronized (transitions) {
 			if (transitions.size() == MAX_TRANSITIONS) {
 				transitions.removeFirst();
@@ -112,9 +115,7 @@ final class BreakerTransitions {
 		boolean opened = transition.to() == State.OPEN && isAutomatic(transition);
 		if (opened ? logger.isWarnEnabled() : logger.isInfoEnabled()) {
 			String message = "LLM endpoint '" + endpoint.name() + "' (model " + endpoint.settings().upstream().model()
-					+ "): circuit breaker " + transition.from() + " -> " + transition.to() + ": "
-					+ reason(transition, metrics, breaker.getCircuitBreakerConfig(), endpoint.hang().opening(),
-							control.moving(breaker));
+					+ "): circuit breaker " + transition.from() + " -> " + transition.to() + ": " + why;
 			if (opened) {
 				logger.warn(message);
 			}
@@ -140,7 +141,7 @@ final class BreakerTransitions {
 	 * that tripped it to the open state, but starts closed and half-open with an empty one.
 	 */
 	static String reason(Transition transition, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config) {
-		return reason(transition, metrics, config, null, null);
+		return reason(transition.from(), transition.to(), metrics, config, null, null);
 	}
 
 	/**
@@ -148,8 +149,10 @@ final class BreakerTransitions {
 	 * @param hang why the endpoint's hang detector is opening it, or {@code null} when it is not
 	 * @param fleet why shared state is moving it, or {@code null} when it is not
 	 */
-	static String reason(Transition transition, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config,
+	static String reason(State from, State to, CircuitBreaker.Metrics metrics, CircuitBreakerConfig config,
 			@Nullable String hang, @Nullable String fleet) {
+		Transition transition = new Transition(from, to, Instant.EPOCH, metrics.getFailureRate(),
+				metrics.getNumberOfBufferedCalls(), "", null);
 		String probes = config.getPermittedNumberOfCallsInHalfOpenState() + " probe calls";
 		String wait = duration(Duration.ofMillis(config.getWaitIntervalFunctionInOpenState().apply(1)));
 		if (fleet != null) {
@@ -208,8 +211,16 @@ final class BreakerTransitions {
 	 * @param failureRate the failure rate, in percent, of the window when it happened (-1 when the new
 	 * state starts an empty window)
 	 * @param bufferedCalls the calls in the window when it happened
+	 * @param reason why it happened, as the transition's log line says it
+	 * @param source {@link #FLEET} when shared state moved it (the reason says which replica, when
+	 * known), {@code null} when this instance's own breaker, probes or an operator here did
 	 */
-	public record Transition(State from, State to, Instant at, float failureRate, int bufferedCalls) {
+	public record Transition(State from, State to, Instant at, float failureRate, int bufferedCalls, String reason,
+			@Nullable String source) {
+
+		/** The {@link #source} of a transition shared state made. */
+		public static final String FLEET = "fleet";
+
 	}
 
 }

@@ -178,8 +178,10 @@ class DefaultLlmGateway implements LlmGateway {
 	}
 
 	private LlmInvalidRequestException unknownRoute(String route) {
-		return new LlmInvalidRequestException("Unknown route '" + route
-				+ "': configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(), null, 0,
+		String nearest = UnknownKeys.nearestName(route, this.endpoints.routeNames().keySet());
+		return new LlmInvalidRequestException("Unknown route '" + route + "'"
+				+ ((nearest != null) ? " (did you mean '" + nearest + "'?)" : "")
+				+ ": configure it under llm.routes or use one of " + this.endpoints.routeNames().keySet(), null, 0,
 				"unknown_route");
 	}
 

@@ -80,7 +80,7 @@ final class EndpointDescriptions {
 
 	private static TransitionDescriptor describe(BreakerTransitions.Transition transition) {
 		return new TransitionDescriptor(transition.from().name(), transition.to().name(), transition.at().toString(),
-				transition.failureRate(), transition.bufferedCalls());
+				transition.failureRate(), transition.bufferedCalls(), transition.reason(), transition.source());
 	}
 
 }

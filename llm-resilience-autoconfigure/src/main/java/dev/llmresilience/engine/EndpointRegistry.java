@@ -95,6 +95,11 @@ public final class EndpointRegistry implements AutoCloseable {
 		return names;
 	}
 
+	/** Send no more of the endpoints' own probes (the application is closing). */
+	void stopProbes() {
+		this.endpoints.values().forEach(LlmEndpoint::stopProbes);
+	}
+
 	/**
 	 * Stop the endpoints' own probes, then release the resources (connection pools): a breaker
 	 * still open keeps Resilience4j's timer to half-open, and a probe sent after this would find a
@@ -102,7 +107,7 @@ public final class EndpointRegistry implements AutoCloseable {
 	 */
 	@Override
 	public void close() throws Exception {
-		this.endpoints.values().forEach(LlmEndpoint::stopProbes);
+		stopProbes();
 		for (AutoCloseable resource : this.resources) {
 			resource.close();
 		}

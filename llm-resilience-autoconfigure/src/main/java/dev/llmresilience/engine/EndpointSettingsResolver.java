@@ -90,7 +90,9 @@ final class EndpointSettingsResolver {
 		}
 		ProtocolOptions options = options(factory, prefix, endpoint, chatModelBean, baseUrl);
 		PropertyLayers layers = new PropertyLayers(prefix, endpoint, this.properties.getDefaults());
-		ApiKey apiKey = ApiKey.of(endpoint.getApiKey());
+		// a disabled endpoint is never called: its key may stay unset
+		ApiKey apiKey = ApiKey.of(endpoint.isEnabled() ? LlmConfigurationException.resolved(prefix + "api-key", endpoint.getApiKey())
+				: endpoint.getApiKey());
 		try {
 			return new EndpointSettings(name,
 					new EndpointSettings.Upstream(baseUrl, apiKey, endpoint.getProtocol(), model.trim(),

@@ -108,7 +108,8 @@ public final class LlmAutoConfiguration {
 	@Bean
 	@Lazy
 	RouteResolver llmRouteResolver(LlmProperties properties, Environment environment) {
-		return new RouteResolver(properties, RouteForms.of(properties, environment));
+		return new RouteResolver(properties, RouteForms.of(properties, environment),
+				(property) -> UnknownKeys.origin(environment, property));
 	}
 
 	@Bean
@@ -148,6 +149,11 @@ public final class LlmAutoConfiguration {
 		Map<String, List<String>> routes = configuredRoutes.routes(settings);
 		StartupSummary.log(settings, routes, properties, !configuredRoutes.configures(EndpointRegistry.DEFAULT_ROUTE));
 		return new EndpointRegistry(endpoints, routes, resources);
+	}
+
+	@Bean
+	ProbesShutdown llmProbesShutdown(EndpointRegistry endpoints) {
+		return new ProbesShutdown(endpoints);
 	}
 
 	private static double batchShare(double share) {

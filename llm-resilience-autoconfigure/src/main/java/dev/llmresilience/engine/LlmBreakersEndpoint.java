@@ -330,8 +330,12 @@ public class LlmBreakersEndpoint {
 	 * @param failureRate the window's failure rate then, in percent; -1 when the new state starts an
 	 * empty window (to CLOSED, HALF_OPEN, or by hand)
 	 * @param bufferedCalls the calls in the window then
+	 * @param reason why, as the transition's log line says it (for a move shared state made, which
+	 * replica made it, when known)
+	 * @param source {@code "fleet"} when shared state moved the breaker, else {@code null}
 	 */
-	public record TransitionDescriptor(String from, String to, String at, float failureRate, int bufferedCalls) {
+	public record TransitionDescriptor(String from, String to, String at, float failureRate, int bufferedCalls,
+			String reason, @Nullable String source) {
 	}
 
 }

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 import dev.llmresilience.autoconfigure.LlmConfigurationException;
 import dev.llmresilience.autoconfigure.LlmProperties;
@@ -24,9 +25,24 @@ final class RouteResolver {
 
 	private final Map<String, LlmProperties.Route> routes;
 
+	/** Where a property was set ({@code " (set in ...)"}), or empty. */
+	private final Function<String, String> origin;
+
 	RouteResolver(LlmProperties properties, Map<String, LlmProperties.Route> routes) {
+		this(properties, routes, (property) -> "");
+	}
+
+	RouteResolver(LlmProperties properties, Map<String, LlmProperties.Route> routes,
+			Function<String, String> origin) {
 		this.properties = properties;
 		this.routes = routes;
+		this.origin = origin;
+	}
+
+	// where the element was set (a YAML list), else the property (a comma-separated value)
+	private String where(String property, int index) {
+		String element = this.origin.apply(property + "[" + index + "]");
+		return element.isEmpty() ? this.origin.apply(property) : element;
 	}
 
 	/**
@@ -76,12 +92,16 @@ final class RouteResolver {
 								+ ", or remove the route.");
 			}
 			List<String> members = new ArrayList<>();
-			for (String name : names) {
+			for (int index = 0; index < names.size(); index++) {
+				String name = names.get(index);
 				EndpointSettings endpoint = byName.get(name);
 				if (endpoint == null) {
-					throw new LlmConfigurationException(property, "names unknown endpoint '" + name + "'",
-							"Use one of the configured endpoints " + byName.keySet() + ", or configure it under "
-									+ EndpointSettingsResolver.property(name) + ".");
+					String nearest = UnknownKeys.nearestName(name, byName.keySet());
+					throw new LlmConfigurationException(property, "names unknown endpoint '" + name + "'"
+							+ where(property, index)
+							+ ((nearest != null) ? "; did you mean '" + nearest + "'" : ""),
+							((nearest != null) ? "Write " + nearest + ", or use" : "Use") + " one of the configured endpoints "
+									+ byName.keySet() + ", or configure it under " + EndpointSettingsResolver.property(name) + ".");
 				}
 				if (endpoint.routing().enabled()) {
 					members.add(name);

@@ -2,6 +2,7 @@ package dev.llmresilience.engine;
 
 import java.beans.PropertyDescriptor;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
@@ -23,6 +24,8 @@ import org.springframework.boot.context.properties.bind.UnboundConfigurationProp
 import org.springframework.boot.context.properties.bind.handler.NoUnboundElementsBindHandler;
 import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.context.properties.source.UnboundElementsSourceFilter;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
@@ -58,27 +61,52 @@ final class UnknownKeys {
 				.filter((property) -> others.stream().noneMatch((other) -> other.isAncestorOf(property.getName())))
 				.filter((property) -> !RouteForms.isListElement(property.getName()))
 				.sorted(Comparator.comparing((ConfigurationProperty property) -> property.getName().toString()))
-				.findFirst()
-				.ifPresent((property) -> {
-					throw unknown(property);
+				.map(UnknownKeys::unknown)
+				.reduce(Unknown::and)
+				.ifPresent((unknown) -> {
+					throw new LlmConfigurationException(unknown.name(), unknown.problem(), unknown.action() + " " + KEYS);
 				});
 		}
 	}
 
-	private static LlmConfigurationException unknown(ConfigurationProperty property) {
+	/** Where a reader who has the jar, not this repository, finds every key. */
+	static final String KEYS = "Every key, with its description, is in META-INF/spring-configuration-metadata.json of "
+			+ "the llm-resilience-autoconfigure jar, which IDEs complete from.";
+
+	private static Unknown unknown(ConfigurationProperty property) {
 		ConfigurationPropertyName name = property.getName();
 		List<String> candidates = new ArrayList<>();
 		walk(LlmProperties.class, PREFIX, name, 1, candidates);
 		String where = (property.getOrigin() != null) ? " (set in " + property.getOrigin() + ")" : "";
 		String nearest = nearest(name.toString(), candidates);
 		if (nearest != null) {
-			return new LlmConfigurationException(name.toString(),
-					"is not a key of llm-resilience" + where + "; did you mean '" + nearest + "'",
-					"Rename it to " + nearest + ", or remove it. Every key is listed in docs/configuration.md.");
+			return new Unknown(name.toString(), where + "; did you mean '" + nearest + "'",
+					"Rename it to " + nearest + ", or remove it.", false);
 		}
-		return new LlmConfigurationException(name.toString(), "is not a key of llm-resilience" + where,
-				"Remove it, or use one of the keys valid there: " + siblings(name, candidates)
-						+ ". Every key is listed in docs/configuration.md.");
+		return new Unknown(name.toString(), where,
+				"Remove it, or use one of the keys valid there: " + siblings(name, candidates) + ".", false);
+	}
+
+	/**
+	 * One unknown key, or several reported at once (the first named as the property at fault), so
+	 * that two typos take one start to find, not two.
+	 * @param name the (first) key
+	 * @param details where it was set and the key meant, then the others'
+	 * @param action what to do
+	 * @param several whether more than one key is reported
+	 */
+	private record Unknown(String name, String details, String action, boolean several) {
+
+		String problem() {
+			return "is not a key of llm-resilience" + this.details;
+		}
+
+		Unknown and(Unknown next) {
+			String action = (this.several ? this.action : this.name + ": " + this.action) + " " + next.name() + ": "
+					+ next.action();
+			return new Unknown(this.name, this.details + ". Nor is '" + next.name() + "'" + next.details(), action, true);
+		}
+
 	}
 
 	/**
@@ -146,6 +174,44 @@ final class UnknownKeys {
 
 	private static boolean isOurs(Class<?> type) {
 		return type.getPackageName().startsWith("dev.llmresilience") && !type.isEnum();
+	}
+
+	/**
+	 * The name nearest a misspelt one (an endpoint, a route), or {@code null} when none is within a
+	 * few typos.
+	 * @param unknown the name given
+	 * @param names the names there are
+	 * @return the nearest, or {@code null}
+	 */
+	static @Nullable String nearestName(String unknown, Collection<String> names) {
+		String best = null;
+		int bestDistance = Integer.MAX_VALUE;
+		for (String name : names) {
+			int distance = distance(uniform(unknown), uniform(name));
+			if (distance < bestDistance) {
+				best = name;
+				bestDistance = distance;
+			}
+		}
+		return (best != null && bestDistance <= Math.max(1, best.length() / 3)) ? best : null;
+	}
+
+	/**
+	 * Where a property was set, as the unknown keys' report says it: {@code " (set in ...)"}, or
+	 * empty when its source does not tell (the command line, a test's properties).
+	 * @param environment the environment
+	 * @param property the property's name
+	 * @return the text, or empty
+	 */
+	static String origin(Environment environment, String property) {
+		ConfigurationPropertyName name = ConfigurationPropertyName.of(property);
+		for (ConfigurationPropertySource source : ConfigurationPropertySources.get(environment)) {
+			ConfigurationProperty found = source.getConfigurationProperty(name);
+			if (found != null) {
+				return (found.getOrigin() != null) ? " (set in " + found.getOrigin() + ")" : "";
+			}
+		}
+		return "";
 	}
 
 	private static @Nullable String nearest(String unknown, List<String> candidates) {

@@ -103,7 +103,9 @@ final class ApiReplies {
 
 	/**
 	 * The answer when nothing could answer now: 503 {@code llm_busy}, or 400 {@code content_filter}
-	 * when the providers' filters blocked the request (trying again unchanged cannot help).
+	 * when the providers' filters blocked the request (trying again unchanged cannot help). A 503
+	 * that carries {@code retry-after} says the same wait in its message (the configured busy message,
+	 * written for people, names none or another); one without it has the busy message.
 	 */
 	OpenAiApiReply busy(String requestId, String route, String message, boolean contentFiltered) {
 		if (contentFiltered) {
@@ -112,13 +114,17 @@ final class ApiReplies {
 		Map<String, String> headers = new LinkedHashMap<>();
 		headers.put(TIER, "BUSY");
 		Optional<Duration> wait = this.waits.untilNextCall(route);
+		String text = message;
 		if (wait.isPresent()) {
 			long millis = Math.max(1000, wait.get().toMillis());
-			headers.put("retry-after", String.valueOf((millis + 999) / 1000));
+			long seconds = (millis + 999) / 1000;
+			headers.put("retry-after", String.valueOf(seconds));
 			headers.put("retry-after-ms", String.valueOf(millis));
 			headers.put(SHOULD_RETRY, "true");
+			text = "No endpoint of route '" + route + "' can answer now. Try again in " + seconds
+					+ ((seconds == 1) ? " second" : " seconds") + " (retry-after), when its next circuit breaker lets a call through.";
 		}
-		return error(503, requestId, message, "service_unavailable", null, "llm_busy", headers);
+		return error(503, requestId, text, "service_unavailable", null, "llm_busy", headers);
 	}
 
 	/**

@@ -47,6 +47,7 @@ public final class OpenAiApiAutoConfiguration {
 					"List the keys clients send as 'Authorization: Bearer <key>', e.g. llm.openai-api.api-keys=${LLM_CLIENT_KEY}, "
 							+ "or set llm.openai-api.enabled=false.");
 		}
+		keys.forEach((key) -> LlmConfigurationException.resolved("llm.openai-api.api-keys", key));
 		long max = LlmConfigurationException.size("llm.openai-api.max-request-size", api.getMaxRequestSize(), "Use a size such as 4MB.");
 		int reads = LlmConfigurationException.atLeast("llm.openai-api.max-concurrent-body-reads", api.getMaxConcurrentBodyReads(), 1,
 				"Use a count such as 32.");

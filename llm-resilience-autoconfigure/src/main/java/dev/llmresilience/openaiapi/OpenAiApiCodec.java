@@ -104,13 +104,13 @@ final class OpenAiApiCodec {
 	 * @param id the completion's id
 	 * @param created its creation time, in seconds since the epoch
 	 * @param model the model to name
-	 * @param usage the counts, or {@code null} when the provider reported none (zeros are sent)
+	 * @param usage the counts, or {@code null} when the provider reported none: then {@code usage} is
+	 * left out, as in a whole answer (zeros would read as a free call)
 	 * @return the JSON text
 	 */
 	public String usageChunk(String id, long created, String model, @Nullable Usage usage) {
-		OpenAiApiBodies.Usage counts = usage(usage);
 		return this.mapper.writeValueAsString(new OpenAiApiBodies.Chunk(id, "chat.completion.chunk", created, model,
-				List.of(), (counts != null) ? counts : new OpenAiApiBodies.Usage(0, 0, 0)));
+				List.of(), usage(usage)));
 	}
 
 	/**

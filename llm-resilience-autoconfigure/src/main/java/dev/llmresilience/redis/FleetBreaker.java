@@ -152,8 +152,12 @@ final class FleetBreaker {
 	 * @return the reason, or {@code null} when the move is not the fleet's
 	 */
 	@Nullable String moving() {
-		return this.probes.moving();
+		String probing = this.probes.moving();
+		return (probing != null) ? probing : this.applying.get();
 	}
+
+	/** Why the fleet moves the breaker to a state set by hand on another replica, while it does. */
+	private final ThreadLocal<@Nullable String> applying = new ThreadLocal<>();
 
 	/**
 	 * Apply what the fleet decided (from a script's reply or the channel).
@@ -176,7 +180,14 @@ final class FleetBreaker {
 					ManualState manual = decision.manual();
 					this.held = holds(manual) ? manual : null;
 					if (!matches(this.breaker.getState(), manual)) {
-						BreakerControl.apply(this.breaker, manual);
+						this.applying.set("set to " + manual + " by hand on "
+								+ (by.isEmpty() ? "another replica" : "replica " + by) + ", for the fleet");
+						try {
+							BreakerControl.apply(this.breaker, manual);
+						}
+						finally {
+							this.applying.remove();
+						}
 					}
 				}
 				case COUNTED -> {

@@ -2,13 +2,13 @@ package dev.llmresilience.redis;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import reactor.core.scheduler.Schedulers;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -59,6 +59,18 @@ final class FleetProbes {
 	 */
 	private final ThreadLocal<@Nullable String> moving = new ThreadLocal<>();
 
+	/**
+	 * Why a follower's breaker turns HALF_OPEN and stays open, set while that transition is being
+	 * told to the listeners (on the thread that makes it), so that its log says so.
+	 */
+	private final ThreadLocal<@Nullable String> following = new ThreadLocal<>();
+
+	/**
+	 * Whether {@link #last} listens: registered when the fleet first opens the breaker, so after
+	 * every listener the application registered at start-up (the transition log among them).
+	 */
+	private final AtomicBoolean listensLast = new AtomicBoolean();
+
 	FleetProbes(RedisFleet fleet, CircuitBreaker breaker, List<String> keys) {
 		this.fleet = fleet;
 		this.breaker = breaker;
@@ -101,6 +113,9 @@ final class FleetProbes {
 		}
 		if (leader && this.fleetOpen && this.leading && now == CircuitBreaker.State.HALF_OPEN) {
 			return; // the fleet's open heard again (a heartbeat's check) while this replica probes for it: its probes go on
+		}
+		if (this.listensLast.compareAndSet(false, true)) {
+			this.breaker.getEventPublisher().onStateTransition(this::last);
 		}
 		String prober = leader ? "this replica" : by.isEmpty() ? "another replica" : "replica " + by;
 		if (!this.fleetOpen || now == CircuitBreaker.State.CLOSED) {
@@ -165,11 +180,23 @@ final class FleetProbes {
 		for (int i = 0; i < permits && this.breaker.tryAcquirePermission(); i++) {
 			// taken, never given back: the half-open state they belong to ends now
 		}
-		Schedulers.parallel().schedule(() -> {
-			if (this.breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
-				move(this.breaker::transitionToOpenState, "replica " + this.leader + " probes it for the fleet");
-			}
-		});
+		this.following.set("replica " + this.leader + " probes it for the fleet; this replica sends no probe and goes "
+				+ "back to OPEN");
+	}
+
+	/**
+	 * The last listener of the breaker's transitions: a follower's HALF_OPEN goes back to OPEN here,
+	 * once every other listener has been told of it, so that the two reach them (the transition log,
+	 * the recent transitions) in the order they were made.
+	 */
+	private void last(CircuitBreakerOnStateTransitionEvent event) {
+		if (this.following.get() == null) {
+			return;
+		}
+		this.following.remove();
+		if (this.breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
+			move(this.breaker::transitionToOpenState, "replica " + this.leader + " probes it for the fleet");
+		}
 	}
 
 	private void move(Runnable transition, String because) {
@@ -190,7 +217,8 @@ final class FleetProbes {
 	 * @return the reason, or {@code null} on another thread or when it is not moving it
 	 */
 	@Nullable String moving() {
-		return this.moving.get();
+		String moving = this.moving.get();
+		return (moving != null) ? moving : this.following.get();
 	}
 
 	private void transitioned(CircuitBreakerOnStateTransitionEvent event) {

@@ -3,6 +3,9 @@ package dev.llmresilience.redis;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -15,6 +18,12 @@ import org.jspecify.annotations.Nullable;
 final class RedisAvailability {
 
 	private static final Log logger = LogFactory.getLog(RedisFleet.class);
+
+	/** Reactor's {@code block(Duration)} timing out: "Timeout on blocking read for 250000000 NANOSECONDS". */
+	private static final Pattern BLOCKING_TIMEOUT = Pattern.compile("Timeout on blocking read for (\\d+) (NANOSECONDS|MICROSECONDS|MILLISECONDS|SECONDS)");
+
+	/** Reactor's {@code timeout(Duration)}: "Did not observe any item or terminal signal within 250ms in ...". */
+	private static final Pattern OPERATOR_TIMEOUT = Pattern.compile("Did not observe any item or terminal signal within (\\d+)ms.*");
 
 	private final Clock clock;
 
@@ -56,7 +65,7 @@ final class RedisAvailability {
 		}
 		if (this.warned) {
 			Instant since = (this.unavailableSince != null) ? this.unavailableSince : this.clock.instant();
-			logger.warn("Shared LLM state on Redis is available again after " + Duration.between(since, this.clock.instant())
+			logger.warn("Shared LLM state on Redis is available again after " + human(Duration.between(since, this.clock.instant()))
 					+ ": reconciling this replica's state with the fleet's");
 		}
 		else {
@@ -94,13 +103,42 @@ final class RedisAvailability {
 		this.available = false;
 	}
 
-	private static String describe(Throwable error) {
+	static String describe(Throwable error) {
 		Throwable cause = error;
 		while (cause.getCause() != null && cause.getCause() != cause) {
 			cause = cause.getCause();
 		}
 		String message = (cause.getMessage() != null) ? cause.getMessage() : "";
+		Matcher blocking = BLOCKING_TIMEOUT.matcher(message);
+		if (blocking.matches()) {
+			TimeUnit unit = TimeUnit.valueOf(blocking.group(2));
+			return "no answer within " + human(Duration.of(Long.parseLong(blocking.group(1)), unit.toChronoUnit()));
+		}
+		Matcher operator = OPERATOR_TIMEOUT.matcher(message);
+		if (operator.matches()) {
+			return "no answer within " + human(Duration.ofMillis(Long.parseLong(operator.group(1))));
+		}
 		return cause.getClass().getSimpleName() + (message.isEmpty() ? "" : ": " + message);
+	}
+
+	/**
+	 * A duration as people write it: {@code 250 ms}, {@code 4 s}, {@code 1 min 4 s}, {@code 2 h 5 min}
+	 * (seconds rounded down past a second, as a WARN needs no more).
+	 */
+	static String human(Duration duration) {
+		long millis = duration.toMillis();
+		if (millis < 1000) {
+			return millis + " ms";
+		}
+		long seconds = duration.toSeconds();
+		if (seconds < 60) {
+			return seconds + " s";
+		}
+		long minutes = seconds / 60;
+		if (minutes < 60) {
+			return minutes + " min" + ((seconds % 60 != 0) ? " " + (seconds % 60) + " s" : "");
+		}
+		return (minutes / 60) + " h" + ((minutes % 60 != 0) ? " " + (minutes % 60) + " min" : "");
 	}
 
 }

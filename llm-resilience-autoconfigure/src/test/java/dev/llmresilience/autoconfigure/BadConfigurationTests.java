@@ -76,6 +76,13 @@ class BadConfigurationTests {
 	}
 
 	@Test
+	void apiKeyLeftAsAnUnresolvedPlaceholderIsRejected() {
+		assertRejected(withEndpoint("llm.endpoints.second.base-url=https://api.openai.com/v1", "llm.endpoints.second.model=m2",
+				"llm.endpoints.second.api-key=${LLM_TEST_NEVER_SET_KEY}"), "llm.endpoints.second.api-key",
+				"is the placeholder ${LLM_TEST_NEVER_SET_KEY}, which nothing resolved", "export LLM_TEST_NEVER_SET_KEY=");
+	}
+
+	@Test
 	void routeNamingAnUnknownEndpointIsRejected() {
 		assertRejected(withEndpoint("llm.routes.cheap=main,nope"), "llm.routes.cheap", "names unknown endpoint 'nope'",
 				"Use one of the configured endpoints [main], or configure it under llm.endpoints.nope.");

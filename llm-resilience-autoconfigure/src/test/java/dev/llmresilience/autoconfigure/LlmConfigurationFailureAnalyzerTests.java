@@ -51,7 +51,8 @@ class LlmConfigurationFailureAnalyzerTests {
 			.run((context) -> {
 				FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
 				assertThat(analysis.getDescription()).isEqualTo(
-						"Invalid llm-resilience configuration: property 'llm.routes.default' names unknown endpoint 'deepseek'.");
+						"Invalid llm-resilience configuration: property 'llm.routes.default' names unknown endpoint 'deepseek' "
+								+ "(set in \"llm.routes.default\" from property source \"test\").");
 				assertThat(analysis.getAction())
 					.isEqualTo("Use one of the configured endpoints [gpt-4o], or configure it under llm.endpoints.deepseek.");
 			});
@@ -77,6 +78,34 @@ class LlmConfigurationFailureAnalyzerTests {
 					+ "'ftp://example.com/v1', which is not an http(s) URL.")
 			.contains("Use an absolute http:// or https:// URL with a host, e.g. https://api.openai.com/v1.")
 			.doesNotContain(API_KEY);
+	}
+
+	@Test
+	void apiKeyLeftAsAPlaceholderOfAnUnsetVariableStopsTheStartNamingTheEndpointAndTheVariable(CapturedOutput output) {
+		SpringApplication application = new SpringApplication(LlmApplication.class);
+		application.setWebApplicationType(WebApplicationType.NONE);
+		assertThatException().isThrownBy(() -> application.run("--spring.main.web-application-type=none",
+				"--llm.endpoints.gpt-4o.base-url=https://api.openai.com/v1", "--llm.endpoints.gpt-4o.model=gpt-4o",
+				"--llm.endpoints.gpt-4o.api-key=${LLM_TEST_NEVER_SET_KEY}"))
+			.havingRootCause()
+			.isInstanceOf(LlmConfigurationException.class);
+		assertThat(output).contains("APPLICATION FAILED TO START")
+			.contains("Invalid llm-resilience configuration: property 'llm.endpoints.gpt-4o.api-key' is the placeholder "
+					+ "${LLM_TEST_NEVER_SET_KEY}, which nothing resolved: no environment variable or property "
+					+ "LLM_TEST_NEVER_SET_KEY is set.")
+			.contains("Set LLM_TEST_NEVER_SET_KEY where the application starts (e.g. export LLM_TEST_NEVER_SET_KEY=<your key>), "
+					+ "or write ${LLM_TEST_NEVER_SET_KEY:} to start without a key");
+	}
+
+	@Test
+	void placeholderWithADefaultOrOfASetPropertyStarts() {
+		this.contextRunner
+			.withPropertyValues("llm.endpoints.a.base-url=https://api.openai.com/v1", "llm.endpoints.a.model=gpt-4o",
+					"llm.endpoints.a.api-key=${LLM_TEST_NEVER_SET_KEY:}", "llm.endpoints.b.base-url=https://api.openai.com/v1",
+					"llm.endpoints.b.model=gpt-4o", "llm.endpoints.b.api-key=${test.key}", "test.key=" + API_KEY,
+					"llm.endpoints.c.base-url=https://api.openai.com/v1", "llm.endpoints.c.model=gpt-4o",
+					"llm.endpoints.c.enabled=false", "llm.endpoints.c.api-key=${LLM_TEST_NEVER_SET_KEY}")
+			.run((context) -> assertThat(context).hasNotFailed());
 	}
 
 	@Configuration(proxyBeanMethods = false)

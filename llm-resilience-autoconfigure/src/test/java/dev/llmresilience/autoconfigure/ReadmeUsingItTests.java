@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.gateway.LlmGateway;
@@ -72,6 +74,49 @@ class ReadmeUsingItTests {
 			assertThat(get(port, "/actuator/health/llm")).contains("\"status\":\"UP\"", "\"gpt-4o\"");
 			assertThat(get(port, "/llm/dashboard")).contains("const SOURCE = \"../actuator/llmbreakers\";");
 		}
+	}
+
+	@Test
+	void usingItInstallsTheStarterWhoseCoordinatesItGivesBeforeAskingForThem() throws IOException {
+		String install = firstBlockOf("## Using it", "```bash").strip();
+		assertThat(install).as("the first command of Using it").startsWith("./mvnw ").contains(" install");
+		Matcher modules = Pattern.compile(" -pl (\\S+) -am( |$)").matcher(install);
+		assertThat(modules.find()).as("%s builds and installs named modules and what they need (-pl ... -am)", install)
+			.isTrue();
+		assertThat(install).as("a clean clone needs Maven to download").doesNotContain(" -o ", "--offline");
+		String parent = Files.readString(README.resolveSibling("pom.xml"), StandardCharsets.UTF_8);
+		String project = parent.substring(parent.indexOf("</parent>"));
+		String groupId = tag(project, "groupId");
+		String version = tag(project, "version");
+		String dependency = firstBlockOf("## Using it", "```xml");
+		String artifactId = tag(dependency, "artifactId");
+		assertThat(tag(dependency, "groupId")).isEqualTo(groupId);
+		assertThat(tag(dependency, "version")).isEqualTo(version);
+		List<String> installed = List.of(modules.group(1).split(","));
+		assertThat(installed).as("the modules installed").anySatisfy((module) -> {
+			String pom = Files.readString(README.resolveSibling(module).resolve("pom.xml"), StandardCharsets.UTF_8);
+			assertThat(tag(pom.substring(pom.indexOf("</parent>")), "artifactId")).isEqualTo(artifactId);
+			assertThat(parent).contains("<module>" + module + "</module>");
+		});
+	}
+
+	private static String tag(String xml, String name) {
+		Matcher value = Pattern.compile("<" + name + ">([^<]+)</" + name + ">").matcher(xml);
+		assertThat(value.find()).as("<%s> in %s", name, xml).isTrue();
+		return value.group(1).trim();
+	}
+
+	private static String firstBlockOf(String heading, String fence) throws IOException {
+		List<String> lines = Files.readAllLines(README, StandardCharsets.UTF_8);
+		int start = lines.indexOf(heading);
+		assertThat(start).as("section %s in %s", heading, README).isNotNegative();
+		int open = start + 1;
+		while (!lines.get(open).equals(fence)) {
+			assertThat(lines.get(open)).as("a %s block in %s", fence, heading).doesNotStartWith("## ");
+			open++;
+		}
+		int close = lines.subList(open + 1, lines.size()).indexOf("```") + open + 1;
+		return String.join("\n", lines.subList(open + 1, close)) + "\n";
 	}
 
 	private static String firstYamlBlockOf(String heading) throws IOException {

@@ -85,6 +85,69 @@ class UnknownKeysTests {
 	}
 
 	@Test
+	void twoTyposAreReportedAtOnceEachWithWhereItWasSetAndTheKeyMeant() {
+		this.contextRunner.withInitializer((context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(yaml("""
+					llm:
+					  endpoints:
+					    primary:
+					      timout: 5s
+					  gateway:
+					    dedline: 5s
+					""")))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).startsWith(
+						"Invalid llm-resilience configuration: property 'llm.endpoints.primary.timout' is not a key of "
+								+ "llm-resilience (set in ")
+					.containsPattern("application-test.yml.* - 4:\\d+\\); did you mean 'llm.endpoints.primary.timeout'\\. "
+							+ "Nor is 'llm.gateway.dedline' \\(set in .*application-test.yml.* - 6:\\d+\\); did you mean "
+							+ "'llm.gateway.deadline'\\.$");
+				assertThat(analysis.getAction()).startsWith("llm.endpoints.primary.timout: Rename it to "
+						+ "llm.endpoints.primary.timeout, or remove it. llm.gateway.dedline: Rename it to llm.gateway.deadline, "
+						+ "or remove it.");
+			});
+	}
+
+	@Test
+	void aRouteNamingAMisspeltEndpointSaysWhereAndTheEndpointMeant() {
+		this.contextRunner.withInitializer((context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(yaml("""
+					llm:
+					  endpoints:
+					    backup:
+					      base-url: http://localhost:9/v1
+					      model: m
+					  routes:
+					    default: [primary, bakup]
+					""")))
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = new LlmConfigurationFailureAnalyzer().analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription())
+					.startsWith("Invalid llm-resilience configuration: property 'llm.routes.default' names unknown endpoint "
+							+ "'bakup' (set in ")
+					.containsPattern("application-test.yml.* - 7:\\d+\\); did you mean 'backup'\\.$");
+				assertThat(analysis.getAction())
+					.startsWith("Write backup, or use one of the configured endpoints [")
+					.endsWith("], or configure it under llm.endpoints.bakup.");
+			});
+	}
+
+	@Test
+	void theActionSaysWhereEveryKeyIsInTheJarAUserHas() {
+		assertRejected("llm.gateway.dedline=5s", "llm.gateway.dedline", "did you mean 'llm.gateway.deadline'",
+				"Every key, with its description, is in META-INF/spring-configuration-metadata.json of the "
+						+ "llm-resilience-autoconfigure jar, which IDEs complete from.");
+		this.contextRunner.withPropertyValues("llm.gateway.dedline=5s")
+			.run((context) -> assertThat(((LlmConfigurationException) rootCause(context.getStartupFailure())).getAction())
+				.doesNotContain("docs/"));
+	}
+
+	@Test
 	void validKeysInRelaxedFormsStart() {
 		this.contextRunner
 			.withPropertyValues("llm.endpoints.primary.baseUrl=http://localhost:9/v1",

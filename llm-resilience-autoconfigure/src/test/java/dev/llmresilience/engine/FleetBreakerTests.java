@@ -15,8 +15,11 @@ import mockwebserver3.RecordedRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 
 import static dev.llmresilience.support.FakeUpstream.chat;
@@ -29,6 +32,7 @@ import static org.awaitility.Awaitility.await;
  * replica after the fleet's first 20 failures (not 20 each), late joiners included; one replica's
  * own failures do not take the provider from the others; states set by hand apply fleet-wide.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FleetBreakerTests {
 
 	@RegisterExtension
@@ -88,7 +92,7 @@ class FleetBreakerTests {
 	}
 
 	@Test
-	void oneReplicaProbesForTheFleetAndEveryReplicaClosesWhenItsProbesSucceed() throws Exception {
+	void oneReplicaProbesForTheFleetAndEveryReplicaClosesWhenItsProbesSucceed(CapturedOutput output) throws Exception {
 		// each replica reaches the provider through a server of its own, so that each one's calls can be told apart
 		List<SwitchableProvider> views = List.of(new SwitchableProvider(), new SwitchableProvider(), new SwitchableProvider());
 		List<org.springframework.boot.test.context.runner.ApplicationContextRunner> runners = new ArrayList<>();
@@ -125,6 +129,21 @@ class FleetBreakerTests {
 			}
 			assertThat(calls.get(leader)).as("the leader's probes").isBetween(6, 9);
 			assertThat(seen.get(leader)).as("the leader's half-open phases").contains(CircuitBreaker.State.HALF_OPEN);
+			for (int i = 0; i < 3; i++) {
+				if (i != leader) {
+					assertFollowed(replicas.get(i).getBean(BreakerTransitions.class).recent("primary"), "r" + leader);
+				}
+			}
+			// and logged in that order: no follower's move back to OPEN before the half-open it ends
+			int halfOpen = 0;
+			for (String line : output.toString().lines().toList()) {
+				if (line.contains("OPEN -> HALF_OPEN: replica r" + leader + " probes it for the fleet; this replica sends no probe")) {
+					halfOpen++;
+				}
+				else if (line.contains("HALF_OPEN -> OPEN: replica r" + leader + " probes it for the fleet")) {
+					assertThat(--halfOpen).as("half-open phases logged before this move back to OPEN: %s", line).isNotNegative();
+				}
+			}
 
 			views.forEach(SwitchableProvider::heal);
 			deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -140,6 +159,34 @@ class FleetBreakerTests {
 			}
 		});
 		views.forEach(SwitchableProvider::close);
+	}
+
+	/**
+	 * A follower's transitions since the fleet opened: its half-open phases each said to be the
+	 * leader's, and each followed, not preceded, by its move back to OPEN; every move the fleet's.
+	 */
+	private static void assertFollowed(List<BreakerTransitions.Transition> transitions, String leader) {
+		List<String> moves = transitions.stream().map((t) -> t.from() + " -> " + t.to()).toList();
+		int opened = moves.lastIndexOf("CLOSED -> OPEN");
+		assertThat(opened).as("the fleet's open in %s", moves).isNotNegative();
+		List<BreakerTransitions.Transition> since = transitions.subList(opened, transitions.size());
+		assertThat(since).allSatisfy((t) -> assertThat(t.source()).isEqualTo(BreakerTransitions.Transition.FLEET));
+		assertThat(since.get(0).reason()).startsWith("opened by replica " + leader);
+		for (int i = 1; i < since.size(); i++) {
+			BreakerTransitions.Transition t = since.get(i);
+			if (t.to() == CircuitBreaker.State.HALF_OPEN) {
+				assertThat(t.reason()).isEqualTo("replica " + leader
+						+ " probes it for the fleet; this replica sends no probe and goes back to OPEN");
+				assertThat(since.get(i - 1).to()).as("%s", moves).isEqualTo(CircuitBreaker.State.OPEN);
+			}
+			else {
+				assertThat(t.from()).as("%s", moves).isEqualTo(CircuitBreaker.State.HALF_OPEN);
+				assertThat(t.to()).isEqualTo(CircuitBreaker.State.OPEN);
+				assertThat(t.reason()).startsWith("replica " + leader + " probes it for the fleet");
+				assertThat(since.get(i - 1).to()).as("%s", moves).isEqualTo(CircuitBreaker.State.HALF_OPEN);
+			}
+		}
+		assertThat(since).as("%s: half-open phases followed", moves).hasSizeGreaterThan(1);
 	}
 
 	private static List<Integer> sinceOpen(List<SwitchableProvider> views, int[] atOpen) {
@@ -212,6 +259,12 @@ class FleetBreakerTests {
 					assertThat(a.getBean(LlmBreakersEndpoint.class).transition("primary", "forced_open").breaker().state())
 						.isEqualTo("FORCED_OPEN");
 					await().atMost(Duration.ofSeconds(30)).until(() -> state(b) == CircuitBreaker.State.FORCED_OPEN);
+					BreakerTransitions.Transition own = a.getBean(BreakerTransitions.class).last("primary");
+					assertThat(own.reason()).startsWith("set by hand (the actuator's POST");
+					assertThat(own.source()).isNull();
+					BreakerTransitions.Transition fromTheFleet = b.getBean(BreakerTransitions.class).last("primary");
+					assertThat(fromTheFleet.reason()).isEqualTo("set to FORCED_OPEN by hand on replica a, for the fleet");
+					assertThat(fromTheFleet.source()).isEqualTo(BreakerTransitions.Transition.FLEET);
 					assertThat(chat(b).tier()).isEqualTo(Tier.BUSY);
 					assertThat(this.healthy.getRequestCount()).isZero();
 					this.redis.replica("late", provider(this.healthy)).run((late) -> {
@@ -220,6 +273,8 @@ class FleetBreakerTests {
 						b.getBean(LlmBreakersEndpoint.class).transition("primary", "CLOSED");
 						await().atMost(Duration.ofSeconds(30))
 							.until(() -> state(a) == CircuitBreaker.State.CLOSED && state(late) == CircuitBreaker.State.CLOSED);
+						assertThat(a.getBean(BreakerTransitions.class).last("primary").reason())
+							.isEqualTo("set to CLOSED by hand on replica b, for the fleet");
 						assertThat(chat(a).tier()).isEqualTo(Tier.PRIMARY);
 
 						late.getBean(LlmBreakersEndpoint.class).transition("primary", "DISABLED");

@@ -109,6 +109,17 @@ class RouteSelectorTests {
 	}
 
 	@Test
+	void aMisspeltRouteIsRefusedWithTheRouteMeant() {
+		runner().run((context) -> {
+			StepVerifier.create(context.getBean(LlmGateway.class).chat(ChatRequest.builder().user("hello").route("defualt").build()))
+				.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(LlmInvalidRequestException.class)
+					.hasMessageStartingWith("Unknown route 'defualt' (did you mean 'default'?): configure it under llm.routes"))
+				.verify(Duration.ofSeconds(10));
+			assertThat(this.upstreams.primary().getRequestCount()).isZero();
+		});
+	}
+
+	@Test
 	void selectorThatNamesAnUnknownRouteIsACallerError() {
 		runner().withBean(RouteSelector.class, () -> (request) -> "premium").run((context) -> {
 			StepVerifier.create(context.getBean(LlmGateway.class).chat(ChatRequest.ofUser("hello")))

@@ -22,7 +22,10 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.beans.factory.DisposableBean;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import static dev.llmresilience.support.Answers.answering;
 import static dev.llmresilience.support.Answers.completion;
@@ -105,6 +108,31 @@ class SyntheticProbeTests {
 		await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
 			.until(() -> this.upstreams.primary().getRequestCount() == 0);
 		assertThat(breaker[0].getState()).isEqualTo(State.HALF_OPEN);
+	}
+
+	@Test
+	void noProbeIsSentOnceTheApplicationStartsClosingEvenWhileItsBeansTakeTimeToClose() {
+		this.upstreams.primary().setDispatcher(answering("Hello"));
+		CircuitBreaker[] breaker = new CircuitBreaker[1];
+		runner().withUserConfiguration(SlowToClose.class).run((context) -> {
+			breaker[0] = endpoint(context, "primary").circuitBreaker();
+			breaker[0].transitionToOpenState();
+			// closed now: the lifecycle stops (where the web server's graceful shutdown completes),
+			// then SlowToClose takes 1 s to be destroyed, before the registry is
+		});
+		assertThat(breaker[0].getState()).as("half-open while the application was closing").isEqualTo(State.HALF_OPEN);
+		assertThat(this.upstreams.primary().getRequestCount()).as("probes sent after the close began").isZero();
+	}
+
+	/** A bean destroyed before the endpoint registry (it depends on it), which takes 1 s. */
+	@Configuration(proxyBeanMethods = false)
+	static class SlowToClose {
+
+		@Bean
+		DisposableBean slowToClose(EndpointRegistry endpoints) {
+			return () -> Thread.sleep(1000);
+		}
+
 	}
 
 	@Test

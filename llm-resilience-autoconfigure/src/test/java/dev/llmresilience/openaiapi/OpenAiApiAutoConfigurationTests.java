@@ -82,6 +82,21 @@ class OpenAiApiAutoConfigurationTests {
 	}
 
 	@Test
+	void aClientKeyLeftAsAPlaceholderOfAnUnsetVariableFailsNamingTheVariable() {
+		this.reactive
+			.withPropertyValues("llm.openai-api.enabled=true",
+					"llm.openai-api.api-keys=" + CLIENT_KEY + ",${LLM_TEST_NEVER_SET_CLIENT_KEY}")
+			.run((context) -> {
+				LlmConfigurationException failure = failure(context.getStartupFailure());
+				assertThat(failure.getProperty()).isEqualTo("llm.openai-api.api-keys");
+				assertThat(failure.getMessage())
+					.contains("is the placeholder ${LLM_TEST_NEVER_SET_CLIENT_KEY}, which nothing resolved")
+					.contains("export LLM_TEST_NEVER_SET_CLIENT_KEY=")
+					.doesNotContain(CLIENT_KEY);
+			});
+	}
+
+	@Test
 	void aBasePathThatIsNotAPlainPathFails() {
 		this.reactive.withPropertyValues("llm.openai-api.enabled=true", "llm.openai-api.api-keys=" + CLIENT_KEY,
 				"llm.openai-api.base-path=v1/*")

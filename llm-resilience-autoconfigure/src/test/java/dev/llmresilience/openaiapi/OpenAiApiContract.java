@@ -149,6 +149,23 @@ abstract class OpenAiApiContract {
 	}
 
 	@Test
+	void streamAskingForUsageLeavesUsageOutWhenTheProviderReportedNone() throws Exception {
+		String withoutUsage = Stream.of(Answers.streamFixture("pysdk-stream-basic-stop-usage.sse").split("\n\n"))
+			.filter((event) -> !event.contains("\"usage\":{"))
+			.collect(java.util.stream.Collectors.joining("\n\n", "", "\n\n"));
+		this.upstreams.primary().enqueue(Answers.sse(withoutUsage));
+		HttpResponse<String> response = post("{\"model\":\"default\",\"stream\":true,\"stream_options\":{\"include_usage\":true},"
+				+ "\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}", Map.of());
+		assertThat(response.statusCode()).isEqualTo(200);
+		List<String> events = Stream.of(response.body().split("\n\n")).map(String::strip).filter((e) -> !e.isEmpty()).toList();
+		assertThat(events.get(events.size() - 1)).matches("data: ?\\[DONE\\]");
+		JsonNode usageChunk = mapper.readTree(events.get(events.size() - 2).replaceFirst("^data: ?", ""));
+		assertThat(usageChunk.get("choices").isEmpty()).as("the usage chunk has no choices").isTrue();
+		assertThat(usageChunk.has("usage")).as("no usage invented: the provider sent none").isFalse();
+		assertThat(events).noneMatch((event) -> event.contains("\"usage\""));
+	}
+
+	@Test
 	void streamIsFramedAsServerSentEventsEndingWithDone() throws Exception {
 		this.upstreams.primary().enqueue(Answers.sse(Answers.streamFixture("pysdk-stream-basic-stop-usage.sse")));
 		HttpResponse<String> response = post("{\"model\":\"default\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}",
@@ -269,7 +286,11 @@ abstract class OpenAiApiContract {
 		long elapsed = Duration.ofNanos(System.nanoTime() - opened).toMillis();
 		long millis = Long.parseLong(error.headers().values("retry-after-ms").get(0));
 		assertThat(millis).isBetween(30_000L - elapsed - 1, 30_000L);
-		assertThat(Long.parseLong(error.headers().values("retry-after").get(0))).isEqualTo((millis + 999) / 1000);
+		long seconds = Long.parseLong(error.headers().values("retry-after").get(0));
+		assertThat(seconds).isEqualTo((millis + 999) / 1000);
+		assertThat(error.body().toString()).as("the message says the wait retry-after gives")
+			.contains("No endpoint of route 'default' can answer now. Try again in " + seconds
+					+ " seconds (retry-after), when its next circuit breaker lets a call through.");
 		assertThat(this.upstreams.primary().getRequestCount() + this.upstreams.backup().getRequestCount()).isEqualTo(before);
 	}
 

@@ -27,7 +27,11 @@ final class ReadmeScript {
 
 	private static final Pattern LOOP = Pattern.compile("for \\w+ in ((?:\\S+ ?)+); do");
 
-	private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+	/** HTTP/1.1 as curl speaks it to an http:// URL (the JDK's default, HTTP/2, asks for an h2c upgrade first). */
+	private static final HttpClient HTTP = HttpClient.newBuilder()
+		.version(HttpClient.Version.HTTP_1_1)
+		.connectTimeout(Duration.ofSeconds(5))
+		.build();
 
 	private ReadmeScript() {
 	}
@@ -129,6 +133,19 @@ final class ReadmeScript {
 	 * @return the status and the output (the grep's when there is one)
 	 */
 	static Output curl(String command, int port, Map<String, String> variables) {
+		return curl(command, port, variables, Duration.ofSeconds(30));
+	}
+
+	/**
+	 * Run a curl command of the README against the application, waiting at most {@code timeout}
+	 * for its answer.
+	 * @param command the command as the README has it
+	 * @param port the application's port
+	 * @param variables shell variables the command may use ({@code $TICKET})
+	 * @param timeout how long its answer may take
+	 * @return the status and the output (the grep's when there is one)
+	 */
+	static Output curl(String command, int port, Map<String, String> variables, Duration timeout) {
 		String line = command.endsWith("; echo") ? command.substring(0, command.length() - "; echo".length()) : command;
 		for (Map.Entry<String, String> variable : variables.entrySet()) {
 			line = line.replace("$" + variable.getKey(), variable.getValue());
@@ -141,7 +158,7 @@ final class ReadmeScript {
 		String method = "GET";
 		String url = null;
 		String body = null;
-		HttpRequest.Builder request = HttpRequest.newBuilder().timeout(Duration.ofSeconds(30));
+		HttpRequest.Builder request = HttpRequest.newBuilder().timeout(timeout);
 		for (int i = 1; i < curl.size(); i++) {
 			String word = curl.get(i);
 			switch (word) {
