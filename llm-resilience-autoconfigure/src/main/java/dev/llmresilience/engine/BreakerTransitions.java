@@ -86,16 +86,30 @@ final class BreakerTransitions {
 		}
 	}
 
-	private static void record(LlmEndpoint endpoint, Deque<Transition> transitions,
-			CircuitBreakerOnStateTransitionEvent event, BreakerControl control) {
+	/**
+	 * A transition as it is recorded and logged, with why the breaker moved, read while its event is
+	 * handed to listeners.
+	 * @param endpoint the endpoint whose breaker moved
+	 * @param event the breaker's event
+	 * @param control says why shared state moves a breaker, while it does
+	 * @return the transition
+	 */
+	static Transition transition(LlmEndpoint endpoint, CircuitBreakerOnStateTransitionEvent event,
+			BreakerControl control) {
 		CircuitBreaker breaker = endpoint.circuitBreaker();
 		CircuitBreaker.Metrics metrics = breaker.getMetrics();
 		State from = event.getStateTransition().getFromState();
 		State to = event.getStateTransition().getToState();
 		String fleet = control.moving(breaker);
 		String why = reason(from, to, metrics, breaker.getCircuitBreakerConfig(), endpoint.hang().opening(), fleet);
-		Transition transition = new Transition(from, to, event.getCreationTime().toInstant(), metrics.getFailureRate(),
+		return new Transition(from, to, event.getCreationTime().toInstant(), metrics.getFailureRate(),
 				metrics.getNumberOfBufferedCalls(), why, (fleet != null) ? Transition.FLEET : null);
+	}
+
+	private static void record(LlmEndpoint endpoint, Deque<Transition> transitions,
+			CircuitBreakerOnStateTransitionEvent event, BreakerControl control) {
+		Transition transition = transition(endpoint, event, control);
+		String why = transition.reason();
 		synchronized (transitions) {
 			if (transitions.size() == MAX_TRANSITIONS) {
 				transitions.removeFirst();

@@ -13,6 +13,7 @@ import dev.llmresilience.chat.ChatResponse;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.failure.LlmUnavailableException;
 import dev.llmresilience.gateway.LlmGatewayListener;
+import dev.llmresilience.spi.BreakerControl;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker.State;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
@@ -59,13 +60,25 @@ final class EndpointHistory implements LlmGatewayListener {
 	 * @param clock the clock the buckets are counted on
 	 */
 	EndpointHistory(EndpointRegistry endpoints, Clock clock) {
+		this(endpoints, BreakerControl.LOCAL, clock);
+	}
+
+	/**
+	 * Start the history of every endpoint of the registry now, whose breakers shared state may move.
+	 * @param endpoints the endpoints, whose breakers it listens to
+	 * @param control says why shared state moves a breaker, while it does
+	 * @param clock the clock the buckets are counted on
+	 */
+	EndpointHistory(EndpointRegistry endpoints, BreakerControl control, Clock clock) {
 		this.clock = clock;
 		this.endpoints = endpoints;
 		for (LlmEndpoint endpoint : endpoints.endpoints()) {
 			CircuitBreaker breaker = endpoint.circuitBreaker();
 			Track track = new Track(breaker, clock.millis());
 			this.tracks.put(endpoint.name(), track);
-			breaker.getEventPublisher().onStateTransition((event) -> track.moved(event, this.clock.millis()));
+			breaker.getEventPublisher()
+				.onStateTransition((event) -> track.moved(event, BreakerTransitions.transition(endpoint, event, control),
+						this.clock.millis()));
 		}
 	}
 
@@ -163,7 +176,8 @@ final class EndpointHistory implements LlmGatewayListener {
 			Arrays.fill(this.bucketOf, Long.MIN_VALUE);
 		}
 
-		synchronized void moved(CircuitBreakerOnStateTransitionEvent event, long now) {
+		synchronized void moved(CircuitBreakerOnStateTransitionEvent event, BreakerTransitions.Transition transition,
+				long now) {
 			credit(now);
 			// the breaker's state now, not the event's: two events of one breaker may reach listeners
 			// in the other order
@@ -173,9 +187,7 @@ final class EndpointHistory implements LlmGatewayListener {
 			Instant at = event.getCreationTime().toInstant();
 			Outage last = this.outage;
 			if (from == State.CLOSED && to != State.CLOSED) {
-				CircuitBreaker.Metrics metrics = this.breaker.getMetrics();
-				this.outage = new Outage(new BreakerTransitions.Transition(from, to, at, metrics.getFailureRate(),
-						metrics.getNumberOfBufferedCalls()), 0, null, null, null);
+				this.outage = new Outage(transition, 0, null, null, null);
 			}
 			else if (last != null && last.ended() == null && !at.isBefore(last.began().at())) {
 				if (to == State.CLOSED) {

@@ -29,8 +29,8 @@ class WatchConfiguration {
 	/** Each endpoint's last 15 minutes (a gateway listener), for the actuator and the dashboard. */
 	@Bean
 	@ConditionalOnMissingBean
-	EndpointHistory llmEndpointHistory(EndpointRegistry endpoints) {
-		return new EndpointHistory(endpoints, Clock.systemUTC());
+	EndpointHistory llmEndpointHistory(EndpointRegistry endpoints, BreakerControl control) {
+		return new EndpointHistory(endpoints, control, Clock.systemUTC());
 	}
 
 	@Bean
