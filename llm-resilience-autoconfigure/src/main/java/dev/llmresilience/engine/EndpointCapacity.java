@@ -364,13 +364,26 @@ final class EndpointCapacity implements RateLimitListener {
 		if (reset <= now) {
 			return;
 		}
-		this.learnedSpan[d] = Math.max(this.learnedSpan[d], reset - now);
+		boolean known = learned(dimension, now);
+		long span = this.learnedSpan[d];
+		if (known && span > 0) {
+			// The reset is read here an answer's way later than the provider wrote it, so the window
+			// known here ends later than the provider's: half a span tells the windows apart. An
+			// answer from the next window (its call sent in the last moments of the one known here)
+			// begins that window rather than extending this one with what was left of it; one from the
+			// window just ended, read after this one was taken as whole again, is stale.
+			if (this.estimated[d] && reset < this.learnedReset[d] - span / 2) {
+				return;
+			}
+			known = reset <= this.learnedReset[d] + span / 2;
+		}
+		this.learnedSpan[d] = Math.max(span, reset - now);
 		// an answer to a call sent before others does not count them: never believe more is left
 		// than the calls sent since leave of the window already known; and of a window first
 		// announced, the other requests in flight now were sent after this one, as far as anyone
 		// knows (from then on, each call sent is taken from what is left here)
 		// a window only estimated to be whole again is replaced by what an answer says
-		boolean current = learned(dimension, now) && !this.estimated[d];
+		boolean current = known && !this.estimated[d];
 		this.estimated[d] = false;
 		long said = (dimension == Dimension.REQUESTS && !current)
 				? Math.max(0, window.remaining() - Math.max(0, this.inFlight.getAsInt() - 1)) : window.remaining();
