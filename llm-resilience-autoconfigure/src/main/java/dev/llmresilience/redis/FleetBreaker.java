@@ -239,9 +239,15 @@ final class FleetBreaker {
 		if (mine != null) {
 			return push(mine);
 		}
+		// a state read before a decision heard on the channel meanwhile (the channel is another
+		// connection: its message may come first) is stale, as a script's reply would be
+		long readIn = this.epoch.get();
 		return this.fleet
 			.command(() -> this.fleet.redis().<String, String>opsForHash().multiGet(this.keys.get(1), List.of("state", "by", "why")))
 			.flatMap((fields) -> {
+				if (this.epoch.get() != readIn) {
+					return Mono.empty();
+				}
 				String state = (fields.get(0) != null) ? fields.get(0) : "";
 				String by = (fields.get(1) != null) ? fields.get(1) : "";
 				String why = (fields.get(2) != null) ? fields.get(2) : "";
