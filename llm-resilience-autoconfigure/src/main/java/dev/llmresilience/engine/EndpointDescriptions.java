@@ -9,6 +9,7 @@ import dev.llmresilience.engine.LlmBreakersEndpoint.ConfigDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.EndpointDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.HistoryDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.OutageDescriptor;
+import dev.llmresilience.engine.LlmBreakersEndpoint.PastDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.ProbeDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.SettingsDescriptor;
 import dev.llmresilience.engine.LlmBreakersEndpoint.TransitionDescriptor;
@@ -51,10 +52,11 @@ final class EndpointDescriptions {
 						config.getPermittedNumberOfCallsInHalfOpenState()),
 				new BulkheadDescriptor(bulkhead.getBulkheadConfig().getMaxConcurrentCalls(),
 						bulkhead.getMetrics().getAvailableConcurrentCalls()),
-				(transition != null) ? describe(transition) : null,
-				this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
+				new PastDescriptor((transition != null) ? describe(transition) : null,
+						this.transitions.recent(endpoint.name()).stream().map(EndpointDescriptions::describe).toList(),
+						history(endpoint.name())),
 				probes(endpoint.probes()), FirstTokenDescriptor.of(endpoint.firstTokenTimes()),
-				endpoint.hang().describe(), CapacityDescriptor.of(endpoint), history(endpoint.name()));
+				endpoint.hang().describe(), CapacityDescriptor.of(endpoint));
 	}
 
 	private HistoryDescriptor history(String endpoint) {

@@ -208,25 +208,35 @@ public class LlmBreakersEndpoint {
 	}
 
 	/**
-	 * One endpoint. Its first two parts are unwrapped: their fields are the endpoint's own in the
-	 * JSON ({@code model}, ..., {@code state}, ..., {@code notPermittedCalls}, then {@code config}).
+	 * One endpoint. Its settings, breaker and past are unwrapped: their fields are the endpoint's own
+	 * in the JSON ({@code model}, ..., {@code state}, ..., {@code notPermittedCalls}, then
+	 * {@code config}, {@code bulkhead}, {@code lastTransition}, {@code transitions}, {@code history}).
 	 *
 	 * @param settings what the endpoint is in routes
 	 * @param breaker the breaker's state and window now
 	 * @param config the breaker's configuration
 	 * @param bulkhead the bulkhead
-	 * @param lastTransition the most recent state change, or {@code null}
-	 * @param transitions the most recent state changes, oldest first (at most 10)
+	 * @param past what the breaker did: its transitions and last 15 minutes (unwrapped)
 	 * @param probes the breaker's half-open probes
 	 * @param firstToken the recent times to first token
 	 * @param hang the evidence of a hang: the calls waiting for their first token and the threshold
 	 * @param capacity the provider's known rate limits and the retry budget
-	 * @param history the last 15 minutes in buckets, and the current or last outage
 	 */
 	public record EndpointDescriptor(@JsonUnwrapped SettingsDescriptor settings, @JsonUnwrapped BreakerDescriptor breaker,
-			ConfigDescriptor config, BulkheadDescriptor bulkhead, @Nullable TransitionDescriptor lastTransition,
-			List<TransitionDescriptor> transitions, ProbeDescriptor probes, FirstTokenDescriptor firstToken,
-			HangDescriptor hang, CapacityDescriptor capacity, HistoryDescriptor history) {
+			ConfigDescriptor config, BulkheadDescriptor bulkhead, @JsonUnwrapped PastDescriptor past,
+			ProbeDescriptor probes, FirstTokenDescriptor firstToken, HangDescriptor hang, CapacityDescriptor capacity) {
+	}
+
+	/**
+	 * What an endpoint's breaker did, unwrapped in its JSON ({@code lastTransition},
+	 * {@code transitions}, {@code history}).
+	 *
+	 * @param lastTransition the most recent state change, or {@code null}
+	 * @param transitions the most recent state changes, oldest first (at most 10)
+	 * @param history the last 15 minutes in buckets, and the current or last outage
+	 */
+	public record PastDescriptor(@Nullable TransitionDescriptor lastTransition, List<TransitionDescriptor> transitions,
+			HistoryDescriptor history) {
 	}
 
 	/**

@@ -141,9 +141,9 @@ class DashboardBrowserTests {
 			// the synthetic probes fail, every 300ms, until the opening is no longer among the 10 transitions kept
 			await("the opening scrolled out of the recent transitions").atMost(Duration.ofSeconds(60))
 				.pollInterval(Duration.ofMillis(200))
-				.until(() -> actuator.breaker("primary").transitions().stream().noneMatch((t) -> t.from().equals("CLOSED")));
+				.until(() -> actuator.breaker("primary").past().transitions().stream().noneMatch((t) -> t.from().equals("CLOSED")));
 			assertThat(gateway.chat("hello").block(Duration.ofSeconds(10)).tier()).isEqualTo(Tier.FALLBACK);
-			int probes = actuator.breaker("primary").history().outage().probes();
+			int probes = actuator.breaker("primary").past().history().outage().probes();
 			assertThat(probes).isGreaterThanOrEqualTo(5);
 			String pinned = "document.querySelector('#transitions li.pinned[data-endpoint=\"primary\"]')?.textContent ?? null";
 			awaitPage(browser, "(" + pinned + ")?.includes('primary: CLOSED \u2192 OPEN (failure rate 100.0 % over 2 calls)') ?? null",

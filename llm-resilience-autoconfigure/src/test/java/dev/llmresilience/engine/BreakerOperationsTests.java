@@ -57,7 +57,7 @@ class BreakerOperationsTests {
 			assertThat(endpoint.transition("primary", "disabled").breaker().state()).isEqualTo("DISABLED");
 			EndpointDescriptor reset = endpoint.transition("primary", "RESET");
 			assertThat(reset.breaker().state()).isEqualTo("CLOSED");
-			assertThat(reset.transitions()).extracting((transition) -> transition.from() + "->" + transition.to())
+			assertThat(reset.past().transitions()).extracting((transition) -> transition.from() + "->" + transition.to())
 				.containsExactly("CLOSED->FORCED_OPEN", "FORCED_OPEN->CLOSED", "CLOSED->DISABLED", "DISABLED->CLOSED");
 		});
 	}

@@ -106,7 +106,7 @@ class LlmBreakersEndpointTests {
 				assertThat(main.breaker().failedCalls()).isEqualTo(1);
 				assertThat(main.breaker().failureRate()).isEqualTo(-1.0f);
 				assertThat(main.breaker().notPermittedCalls()).isZero();
-				assertThat(main.lastTransition()).isNull();
+				assertThat(main.past().lastTransition()).isNull();
 			});
 	}
 
@@ -128,8 +128,8 @@ class LlmBreakersEndpointTests {
 				assertThat(main.breaker().failureRate()).isEqualTo(100.0f);
 				assertThat(main.breaker().failedCalls()).isEqualTo(2);
 				assertThat(main.breaker().notPermittedCalls()).isEqualTo(1);
-				assertThat(main.lastTransition().from()).isEqualTo("CLOSED");
-				assertThat(main.lastTransition().to()).isEqualTo("OPEN");
+				assertThat(main.past().lastTransition().from()).isEqualTo("CLOSED");
+				assertThat(main.past().lastTransition().to()).isEqualTo("OPEN");
 				assertThat(this.server.getRequestCount()).isEqualTo(2);
 			});
 	}
