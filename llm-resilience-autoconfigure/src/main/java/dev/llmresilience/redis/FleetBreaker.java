@@ -95,12 +95,14 @@ final class FleetBreaker {
 		}
 		CircuitBreakerConfig config = this.breaker.getCircuitBreakerConfig();
 		long sentIn = this.epoch.get();
+		long recoveries = this.probes.recoveries();
 		this.fleet
 			.script(RECORD, this.keys, this.fleet.replica(), outcomes, config.getSlidingWindowSize(),
 					config.getMinimumNumberOfCalls(), config.getFailureRateThreshold(), this.probes.fleetOpenTime().toMillis(),
 					this.fleet.channel(), this.name)
 			.subscribe((reply) -> {
-				if (this.epoch.get() == sentIn) {
+				// a reply that left Redis before this replica's probes closed the breaker speaks of the open they ended
+				if (this.epoch.get() == sentIn && this.probes.recoveries() == recoveries) {
 					applyReply(reply);
 				}
 				send();
@@ -125,11 +127,13 @@ final class FleetBreaker {
 			return;
 		}
 		long sentIn = this.epoch.get();
+		long recoveries = this.probes.recoveries();
 		this.fleet
 			.script(EVIDENCE, this.keys, this.fleet.replica(), reason, this.probes.fleetOpenTime().toMillis(),
 					this.fleet.channel(), this.name)
 			.subscribe((reply) -> {
-				if (this.epoch.get() == sentIn) {
+				// a reply that left Redis before this replica's probes closed the breaker speaks of the open they ended
+				if (this.epoch.get() == sentIn && this.probes.recoveries() == recoveries) {
 					applyReply(reply);
 				}
 			}, (error) -> logger.debug("Could not tell the fleet that '" + this.name + "' opened: " + error));
@@ -240,12 +244,14 @@ final class FleetBreaker {
 			return push(mine);
 		}
 		// a state read before a decision heard on the channel meanwhile (the channel is another
-		// connection: its message may come first) is stale, as a script's reply would be
+		// connection: its message may come first), or before this replica's probes closed the
+		// breaker, is stale, as a script's reply would be
 		long readIn = this.epoch.get();
+		long recoveries = this.probes.recoveries();
 		return this.fleet
 			.command(() -> this.fleet.redis().<String, String>opsForHash().multiGet(this.keys.get(1), List.of("state", "by", "why")))
 			.flatMap((fields) -> {
-				if (this.epoch.get() != readIn) {
+				if (this.epoch.get() != readIn || this.probes.recoveries() != recoveries) {
 					return Mono.empty();
 				}
 				String state = (fields.get(0) != null) ? fields.get(0) : "";

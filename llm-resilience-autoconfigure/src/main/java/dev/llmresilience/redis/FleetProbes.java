@@ -3,6 +3,7 @@ package dev.llmresilience.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.event.CircuitBreakerOnStateTransitionEvent;
@@ -70,6 +71,8 @@ final class FleetProbes {
 	 * every listener the application registered at start-up (the transition log among them).
 	 */
 	private final AtomicBoolean listensLast = new AtomicBoolean();
+
+	private final AtomicLong recoveries = new AtomicLong();
 
 	FleetProbes(RedisFleet fleet, CircuitBreaker breaker, List<String> keys) {
 		this.fleet = fleet;
@@ -252,7 +255,19 @@ final class FleetProbes {
 		}
 	}
 
+	/**
+	 * How many times this replica's probes closed the breaker for the fleet: a fleet state read
+	 * before one of them (still the open it ended) is stale once it comes back.
+	 * @return the count
+	 */
+	long recoveries() {
+		return this.recoveries.get();
+	}
+
 	private void tell(FleetDecision outcome) {
+		if (outcome == FleetDecision.RECOVERED) {
+			this.recoveries.incrementAndGet();
+		}
 		if (this.fleet.isAvailable()) {
 			this.fleet.script(PROBED, this.keys, outcome.name(), this.fleet.replica(), this.fleet.channel(), this.name,
 					fleetOpenTime().toMillis()).subscribe(null, (error) -> { });
