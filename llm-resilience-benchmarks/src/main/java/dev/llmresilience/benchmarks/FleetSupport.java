@@ -6,6 +6,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.logging.Level;
 import java.util.logging.Logger;
@@ -16,6 +17,7 @@ import redis.embedded.RedisServer;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisReactiveAutoConfiguration;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.MapPropertySource;
@@ -83,8 +85,20 @@ final class FleetSupport {
 	 * @return the running context
 	 */
 	static AnnotationConfigApplicationContext replica(Map<String, Object> properties) {
+		return replica(properties, List.of());
+	}
+
+	/**
+	 * A replica whose events also go to {@code listeners}.
+	 * @param properties its configuration
+	 * @param listeners listeners added before it starts
+	 * @return the running context
+	 */
+	static AnnotationConfigApplicationContext replica(Map<String, Object> properties,
+			List<ApplicationListener<?>> listeners) {
 		AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
 		context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("replica", properties));
+		listeners.forEach(context::addApplicationListener);
 		context.register(Replica.class);
 		context.refresh();
 		return context;

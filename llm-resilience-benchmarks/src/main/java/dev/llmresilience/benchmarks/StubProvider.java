@@ -4,6 +4,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -88,7 +89,10 @@ final class StubProvider implements AutoCloseable {
 
 	private final Duration slow;
 
-	private final FailureMode mode;
+	private volatile FailureMode mode;
+
+	/** The share of normal requests answered 500 at random (0 unless {@link #errorRate(double)} says). */
+	private volatile double errorRate;
 
 	/** Each normal answer's time to its first token, drawn per request, or {@code null} for half of {@code delay}. */
 	private final @Nullable LongSupplier firstTokens;
@@ -104,6 +108,8 @@ final class StubProvider implements AutoCloseable {
 	private volatile Outage outage = Outage.NONE;
 
 	private final AtomicLong connections = new AtomicLong();
+
+	private final AtomicLong open = new AtomicLong();
 
 	/**
 	 * A provider whose slow mode sends its first token after {@code slow}.
@@ -139,7 +145,11 @@ final class StubProvider implements AutoCloseable {
 			.host("127.0.0.1")
 			.port(0)
 			.runOn(this.loops)
-			.doOnChannelInit((observer, channel, address) -> this.connections.incrementAndGet())
+			.doOnChannelInit((observer, channel, address) -> {
+				this.connections.incrementAndGet();
+				this.open.incrementAndGet();
+				channel.closeFuture().addListener((future) -> this.open.decrementAndGet());
+			})
 			.handle(this::handle)
 			.bindNow();
 	}
@@ -161,10 +171,12 @@ final class StubProvider implements AutoCloseable {
 					this.arrivals.add(new Arrival(now, down, probe));
 				}
 			}
-			if (down && this.mode == FailureMode.HANG) {
+			FailureMode mode = this.mode;
+			if (down && mode == FailureMode.HANG) {
 				return Mono.never();
 			}
-			if (down && this.mode == FailureMode.HTTP_500) {
+			boolean error = !down && !probe && this.errorRate > 0 && ThreadLocalRandom.current().nextDouble() < this.errorRate;
+			if (error || (down && mode == FailureMode.HTTP_500)) {
 				return json(response.status(HttpResponseStatus.INTERNAL_SERVER_ERROR), Mono.just(SERVER_ERROR),
 						SERVER_ERROR.length);
 			}
@@ -228,6 +240,24 @@ final class StubProvider implements AutoCloseable {
 
 	void outage(Outage outage) {
 		this.outage = outage;
+	}
+
+	/** What the next outage does (set before it starts). */
+	void mode(FailureMode mode) {
+		this.mode = mode;
+	}
+
+	/**
+	 * Answer this share of normal requests (not probes) with a 500 at random.
+	 * @param errorRate from 0 to 1
+	 */
+	void errorRate(double errorRate) {
+		this.errorRate = errorRate;
+	}
+
+	/** Connections open now. */
+	long openConnections() {
+		return this.open.get();
 	}
 
 	String baseUrl() {

@@ -143,4 +143,14 @@ public final class BenchmarkAccess {
 			Duration window, boolean byPromptSize) {
 	}
 
+	/**
+	 * Deferred requests an application holds now (pending or not yet stored), for the soak.
+	 * @param context the application
+	 * @return how many, or -1 without deferral
+	 */
+	public static int deferredPending(org.springframework.context.ApplicationContext context) {
+		DeferredQueue queue = context.getBeanProvider(DeferredQueue.class).getIfAvailable();
+		return (queue != null) ? queue.pending() : -1;
+	}
+
 }
