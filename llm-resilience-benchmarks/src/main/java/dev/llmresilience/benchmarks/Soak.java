@@ -33,6 +33,7 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
 import dev.llmresilience.benchmarks.StubProvider.FailureMode;
 import dev.llmresilience.benchmarks.StubProvider.Outage;
+import dev.llmresilience.chat.ChatChunk;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
 import dev.llmresilience.engine.BenchmarkAccess;
@@ -78,7 +79,8 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
  * {@code cycleMinutes/5} into each cycle), {@code errorRate} (0.05), {@code sampleSeconds} (60),
  * {@code deferralDelaySeconds} (15), {@code retentionSeconds} (300: how long an ended deferred
  * request's outcome stays in Redis; with the default hour, keys would grow all run by design),
- * {@code log} (target/soak.log: every WARN and ERROR line), {@code seed} (1).
+ * {@code bulkhead} (1000), {@code window20} (false: the breakers' window is 100, see the method's note),
+ * {@code log} (target/soak.log: every WARN and ERROR line), {@code seed} (1), {@code inject} (none).
  */
 public final class Soak {
 
@@ -95,6 +97,14 @@ public final class Soak {
 
 	/** The executors of Reactor's schedulers, where the gateway sets its timers. */
 	private static final List<ScheduledThreadPoolExecutor> EXECUTORS = new CopyOnWriteArrayList<>();
+
+	/**
+	 * {@code -Dinject}: a leak put in on purpose, to see the checks fail: {@code heap} (every chat
+	 * answer kept), {@code stuck-stream} (one stream in 1,000 read to its first chunk and no further).
+	 */
+	private static final String INJECT = System.getProperty("inject", "");
+
+	private static final List<Object> HELD = java.util.Collections.synchronizedList(new ArrayList<>());
 
 	private Soak() {
 	}
@@ -311,6 +321,9 @@ public final class Soak {
 					this.answeredTwice.incrementAndGet();
 					return;
 				}
+				if (INJECT.equals("heap")) {
+					HELD.add(response);
+				}
 				if (response.tier() == Tier.DEFERRED && response.ticket() != null) {
 					this.tickets.given(response.ticket());
 				}
@@ -333,6 +346,16 @@ public final class Soak {
 			AtomicInteger ends = new AtomicInteger();
 			AtomicLong first = new AtomicLong();
 			Tier[] tier = new Tier[1];
+			if (INJECT.equals("stuck-stream") && (this.sent.get() % 1000) == 0) {
+				// a caller that takes the first chunk and never asks for more: its call never ends
+				this.gateway.stream(CHAT).subscribe(new reactor.core.publisher.BaseSubscriber<ChatChunk>() {
+					@Override
+					protected void hookOnSubscribe(org.reactivestreams.Subscription subscription) {
+						subscription.request(1);
+					}
+				});
+				return;
+			}
 			this.gateway.stream(CHAT).subscribe((chunk) -> {
 				this.chunks.increment();
 				if (tier[0] == null) {
