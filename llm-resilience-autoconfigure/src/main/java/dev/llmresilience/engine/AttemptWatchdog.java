@@ -1,6 +1,7 @@
 package dev.llmresilience.engine;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
@@ -21,6 +22,9 @@ import reactor.util.context.Context;
  * sleeps again until the next one, so a steady stream wakes it once per idle period at most. It can
  * also be released from outside (the endpoint's breaker opened while the attempt waited for its
  * first token). Expiry cancels the upstream call and signals the error the attempt maps it to.
+ * Once tokens flow, a silence while the caller has asked for nothing more is the caller's, not the
+ * provider's: the idle bound then waits, and starts again when the caller asks (a slow reader is not
+ * a stalled provider, and never counts against its breaker); the call's deadline still ends it.
  *
  * @param <T> the chunk type
  */
@@ -90,6 +94,12 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 	private volatile boolean token;
 
 	private volatile long lastActivity;
+
+	/** Chunks asked for and not yet delivered ({@link Long#MAX_VALUE}: unbounded). */
+	private volatile long demand;
+
+	private static final AtomicLongFieldUpdater<AttemptWatchdog> DEMAND = AtomicLongFieldUpdater
+		.newUpdater(AttemptWatchdog.class, "demand");
 
 	private volatile @Nullable Disposable timer;
 
@@ -164,6 +174,7 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 			return;
 		}
 		this.lastActivity = now();
+		Operators.produced(DEMAND, this, 1);
 		if (!this.token && this.isToken.test(chunk)) {
 			this.token = true;
 		}
@@ -190,6 +201,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	@Override
 	public void request(long n) {
+		if (n > 0 && Operators.addCap(DEMAND, this, n) == 0) {
+			// the caller asks again after having asked for nothing: the provider's silence starts now
+			this.lastActivity = now();
+		}
 		this.upstream.request(n);
 	}
 
@@ -228,6 +243,10 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	private void wake() {
 		long now = now();
+		if (this.token && this.demand == 0) {
+			// nothing asked for: the silence is the caller's
+			this.lastActivity = now;
+		}
 		Expiry expiry = expiryAt(now);
 		if (expiry != null) {
 			expire(expiry);

@@ -94,6 +94,42 @@ class StreamBreakerAccountingTests {
 	}
 
 	@Test
+	void aCallerWhoStopsReadingIsNotAStalledProviderAndReadsTheRestWhenItAsks() {
+		FakeClient client = new FakeClient(() -> Flux.just(text("Hel"), text("lo"), finished("stop")));
+		LlmEndpoint endpoint = endpoint(client, 3, 5);
+		StepVerifier.withVirtualTime(() -> endpoint.stream(REQUEST, this.attempts::add), 1)
+			.expectNextMatches((delta) -> delta.content().equals("Hel"))
+			// the provider has sent all of it; the caller reads nothing for two minutes
+			.expectNoEvent(Duration.ofMinutes(2))
+			.thenRequest(10)
+			.expectNextMatches((delta) -> delta.content().equals("lo"))
+			.expectNextMatches((delta) -> "stop".equals(delta.finishReason()))
+			.verifyComplete();
+		assertThat(this.attempts).extracting(Attempt::outcome).containsExactly(Outcome.SUCCESS);
+		assertThat(endpoint.circuitBreaker().getMetrics().getNumberOfFailedCalls()).isZero();
+		assertThat(endpoint.circuitBreaker().getMetrics().getNumberOfSuccessfulCalls()).isEqualTo(1);
+		assertBulkheadFull(endpoint);
+	}
+
+	@Test
+	void aProviderSilentAfterTheCallerAsksAgainIsStillAStall() {
+		FakeClient client = new FakeClient(() -> Flux.just(text("Hel")).concatWith(Flux.never()));
+		LlmEndpoint endpoint = endpoint(client, 3, 5);
+		StepVerifier.withVirtualTime(() -> endpoint.stream(REQUEST, this.attempts::add), 1)
+			.expectNextMatches((delta) -> delta.content().equals("Hel"))
+			.expectNoEvent(Duration.ofMinutes(2))
+			.thenRequest(1)
+			// the idle bound counts from the caller's request, not from the last chunk
+			.expectNoEvent(Duration.ofSeconds(29))
+			.thenAwait(Duration.ofSeconds(1))
+			.expectErrorSatisfies((error) -> assertThat(error).isInstanceOf(LlmStreamInterruptedException.class)
+				.hasMessageContaining("stream-idle-timeout"))
+			.verify(Duration.ofSeconds(5));
+		assertThat(this.attempts).extracting(Attempt::outcome).containsExactly(Outcome.STREAM_STALLED);
+		assertThat(endpoint.circuitBreaker().getMetrics().getNumberOfFailedCalls()).isEqualTo(1);
+	}
+
+	@Test
 	void aFiveMinuteSteadyStreamSucceedsAndCountsAsOneSuccessThatIsNotSlow() {
 		FakeClient client = new FakeClient(() -> Flux.interval(Duration.ofSeconds(10))
 			.take(30)
