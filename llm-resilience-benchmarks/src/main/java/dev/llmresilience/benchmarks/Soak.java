@@ -79,7 +79,7 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
  * {@code cycleMinutes/5} into each cycle), {@code errorRate} (0.05), {@code sampleSeconds} (60),
  * {@code deferralDelaySeconds} (15), {@code retentionSeconds} (300: how long an ended deferred
  * request's outcome stays in Redis; with the default hour, keys would grow all run by design),
- * {@code bulkhead} (1000), {@code window20} (false: the breakers' window is 100, see the method's note),
+ * {@code bulkhead} (1000), {@code window20} (false: the breakers' window and minimum are 100, see the note in {@code properties}),
  * {@code log} (target/soak.log: every WARN and ERROR line), {@code seed} (1), {@code inject} (none).
  */
 public final class Soak {
@@ -201,10 +201,13 @@ public final class Soak {
 		// 500 calls/s of 0.4 s each are 200 in flight; a hang holds calls until it is known, and an open
 		// hands them all to the backup at once
 		properties.put("llm.defaults.bulkhead.max-concurrent-calls", Integer.getInteger("bulkhead", 1000));
-		// at 500 calls/s a window of 20 spans 40 ms: the 5 % of calls that fail at once open a backup
-		// that traffic moves to before its first success (0.4 s) is in (see BENCHMARKS.md); -Dwindow20 keeps the default
+		// At 500 calls/s the 5 % of calls that fail at once end before any success (0.4 s): at the
+		// default window and minimum of 20 they open a backup that traffic moves to, and reopen a
+		// primary as soon as it closes (docs/configuration.md, "The window at high call rates");
+		// -Dwindow20 keeps the defaults to see it
 		if (!Boolean.getBoolean("window20")) {
 			properties.put("llm.defaults.circuit-breaker.sliding-window-size", 100);
+			properties.put("llm.defaults.circuit-breaker.minimum-number-of-calls", 100);
 		}
 		properties.put("llm.routes.default", "primary,backup");
 		properties.put("llm.routes.solo", "primary");
