@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -22,7 +23,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
+
+import javax.management.JMException;
+import javax.management.ObjectName;
 
 import com.sun.management.OperatingSystemMXBean;
 import dev.llmresilience.chat.ChatRequest;
@@ -79,6 +85,8 @@ public final class OpenStreams {
 	private static final int WARMUP_SECONDS = Integer.getInteger("warmupSeconds", 10);
 
 	private static final int STUB_LOOPS = Integer.getInteger("stubLoops", 2);
+
+	private static final int HISTOGRAM = Integer.getInteger("histogram", 0);
 
 	/** A stream's heap, per stream, above which the steady part says so (the target). */
 	private static final long HEAP_TARGET = 16 * 1024;
@@ -188,6 +196,7 @@ public final class OpenStreams {
 		}
 		Tally tally = new Tally(streams, (int) (streams * ((middle - recordFrom) / 1e6 / TOKEN_MILLIS + 2)));
 		Snapshot baseline = Snapshot.take(endpoint, poolWatch);
+		Map<String, long[]> histogramBefore = (HISTOGRAM > 0 && !quiet) ? histogram() : Map.of();
 		long cpuStart;
 		long stubCpuStart;
 		// open the streams evenly over the ramp
@@ -211,6 +220,9 @@ public final class OpenStreams {
 		int openAtMiddle = (int) tally.ended.getCount();
 		Snapshot during = Snapshot.take(endpoint, poolWatch);
 		int stubOpen = stub.openConnections();
+		if (HISTOGRAM > 0 && !quiet) {
+			printHistogramGrowth(histogramBefore, histogram(), streams);
+		}
 		int cutCount = cut ? stub.cut() : 0;
 		boolean allEnded = tally.ended.await(seconds + 120, TimeUnit.SECONDS);
 		Thread.sleep(1000);
@@ -261,6 +273,44 @@ public final class OpenStreams {
 			}
 			Thread.sleep(500);
 		}
+	}
+
+	/** The live objects' class histogram (after a full GC), by class: instances and bytes. */
+	private static Map<String, long[]> histogram() {
+		Map<String, long[]> classes = new HashMap<>();
+		try {
+			String text = (String) ManagementFactory.getPlatformMBeanServer()
+				.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+						new Object[] { new String[0] }, new String[] { String[].class.getName() });
+			Pattern row = Pattern.compile("\\s*\\d+:\\s+(\\d+)\\s+(\\d+)\\s+(\\S+).*");
+			text.lines().forEach((line) -> {
+				Matcher matcher = row.matcher(line);
+				if (matcher.matches()) {
+					classes.put(matcher.group(3),
+							new long[] { Long.parseLong(matcher.group(1)), Long.parseLong(matcher.group(2)) });
+				}
+			});
+		}
+		catch (JMException ex) {
+			System.out.println("no class histogram: " + ex);
+		}
+		return classes;
+	}
+
+	/** {@code -Dhistogram=N}: the N classes whose live bytes grew most with the streams open, per stream. */
+	private static void printHistogramGrowth(Map<String, long[]> before, Map<String, long[]> during, int streams) {
+		System.out.printf(Locale.ROOT, "what the open streams hold (live objects, growth over the baseline, per stream):%n");
+		during.entrySet()
+			.stream()
+			.map((entry) -> {
+				long[] was = before.getOrDefault(entry.getKey(), new long[2]);
+				return Map.entry(entry.getKey(),
+						new long[] { entry.getValue()[0] - was[0], entry.getValue()[1] - was[1] });
+			})
+			.sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+			.limit(HISTOGRAM)
+			.forEach((entry) -> System.out.printf(Locale.ROOT, "  %8.2f objects %8.0f B  %s%n",
+					(double) entry.getValue()[0] / streams, (double) entry.getValue()[1] / streams, entry.getKey()));
 	}
 
 	private static void sleepUntil(long nanos) throws InterruptedException {
