@@ -226,18 +226,19 @@ public final class OpenStreams {
 		int cutCount = cut ? stub.cut() : 0;
 		boolean allEnded = tally.ended.await(seconds + 120, TimeUnit.SECONDS);
 		Thread.sleep(1000);
-		Snapshot after = settle(baseline, endpoint, poolWatch);
+		Snapshot after = settle(baseline, endpoint, poolWatch, stub.socketsHere());
 		long[] delays = tally.delays.sorted();
-		Result result = new Result(cut ? "cut" : "steady", side, streams, tally, allEnded,
+		Result result = new Result(cut ? "cut" : "steady", side, streams, stub.socketsHere(), tally, allEnded,
 				LatencyRecorder.percentile(delays, 50), LatencyRecorder.percentile(delays, 99),
 				LatencyRecorder.percentile(delays, 99.9), (delays.length > 0) ? delays[delays.length - 1] : 0, chunks,
 				(double) cpu / Math.max(1, chunks), (stubCpu < 0) ? -1 : (double) stubCpu / Math.max(1, chunks),
-				(during.heap - baseline.heap) / streams, (during.direct - baseline.direct) / streams,
-				(double) (during.fds - baseline.fds) / streams, baseline, during, after);
+				(during.heap - baseline.heap) / Math.max(1, openAtMiddle),
+				(during.direct - baseline.direct) / Math.max(1, openAtMiddle),
+				(double) (during.fds - baseline.fds) / Math.max(1, openAtMiddle), baseline, during, after);
 		if (!quiet) {
 			System.out.printf(Locale.ROOT,
 					"at half time: %d of %d streams open here, %d connections open at the stub; %s%n", openAtMiddle,
-					streams, stubOpen, during.describe(baseline, streams));
+					streams, stubOpen, during.describe(baseline, Math.max(1, openAtMiddle)));
 			if (cut) {
 				System.out.printf(Locale.ROOT, "cut: the stub closed %d connections%n", cutCount);
 			}
@@ -266,13 +267,13 @@ public final class OpenStreams {
 	 * The state after every stream ended, once the live threads and the open files (but for the
 	 * pool's idle connections) came back to the baseline (plus {@link Snapshot#SLACK}) or 15 s passed.
 	 */
-	private static Snapshot settle(Snapshot baseline, @Nullable LlmEndpoint endpoint, PoolWatch pool)
+	private static Snapshot settle(Snapshot baseline, @Nullable LlmEndpoint endpoint, PoolWatch pool, int sockets)
 			throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
 		while (true) {
 			Snapshot now = Snapshot.take(endpoint, pool);
 			if ((now.threads <= baseline.threads + Snapshot.SLACK
-					&& now.fds <= baseline.fds + now.allocated + Snapshot.SLACK
+					&& now.fds <= baseline.fds + (long) sockets * now.allocated + Snapshot.SLACK
 					&& now.acquired == 0) || System.nanoTime() > deadline) {
 				return now;
 			}
@@ -387,6 +388,9 @@ public final class OpenStreams {
 
 		int openConnections() throws IOException;
 
+		/** Sockets of this process per connection: 1 (the client's), 2 with the stub in this JVM. */
+		int socketsHere();
+
 		/** The stub's own CPU time, or -1 when it is this process's. */
 		long cpuNanos();
 
@@ -412,6 +416,11 @@ public final class OpenStreams {
 		@Override
 		public int openConnections() {
 			return this.stub.openConnections();
+		}
+
+		@Override
+		public int socketsHere() {
+			return 2;
 		}
 
 		@Override
@@ -477,6 +486,11 @@ public final class OpenStreams {
 		public int openConnections() throws IOException {
 			this.commands.println("open");
 			return reply("open");
+		}
+
+		@Override
+		public int socketsHere() {
+			return 1;
 		}
 
 		@Override
@@ -644,7 +658,7 @@ public final class OpenStreams {
 
 	}
 
-	private record Result(String part, String side, int streams, Tally tally, boolean allEnded, long p50, long p99,
+	private record Result(String part, String side, int streams, int sockets, Tally tally, boolean allEnded, long p50, long p99,
 			long p999, long max, long chunks, double cpuPerChunk, double stubCpuPerChunk, long heapPerStream,
 			long directPerStream, double fdsPerStream, Snapshot baseline, Snapshot during, Snapshot after) {
 
@@ -668,9 +682,9 @@ public final class OpenStreams {
 				leaks.add("threads " + this.after.threads + " against " + this.baseline.threads + " before");
 			}
 			// the pool's idle connections are kept (keep-alive, no idle timeout): one file each
-			if (this.after.fds > this.baseline.fds + this.after.allocated + Snapshot.SLACK) {
+			if (this.after.fds > this.baseline.fds + (long) this.sockets * this.after.allocated + Snapshot.SLACK) {
 				leaks.add("open files " + this.after.fds + " against " + this.baseline.fds + " before and "
-						+ this.after.allocated + " idle pooled connections");
+						+ this.after.allocated + " idle pooled connections (" + this.sockets + " sockets each here)");
 			}
 			// idle pooled connections hold heap too (about 3 KB each): judged only once the pool holds none
 			if (this.after.allocated == 0 && this.after.heap - this.baseline.heap > heapSlack()) {
