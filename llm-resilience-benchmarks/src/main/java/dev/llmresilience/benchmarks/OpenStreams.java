@@ -33,6 +33,7 @@ import javax.management.ObjectName;
 import com.sun.management.OperatingSystemMXBean;
 import dev.llmresilience.chat.ChatRequest;
 import dev.llmresilience.chat.Tier;
+import dev.llmresilience.engine.BenchmarkAccess;
 import dev.llmresilience.engine.LlmEndpoint;
 import dev.llmresilience.gateway.EndpointSettings;
 import dev.llmresilience.gateway.LlmGateway;
@@ -242,8 +243,10 @@ public final class OpenStreams {
 			if (cut) {
 				System.out.printf(Locale.ROOT, "cut: the stub closed %d connections%n", cutCount);
 			}
-			System.out.printf(Locale.ROOT, "ended: %d completed, %d short, %s; all ended: %s%n", tally.completed.sum(),
-					tally.shortened.sum(), tally.errorKinds(), allEnded);
+			System.out.printf(Locale.ROOT, "ended: %d completed, %d short, %s; all ended: %s%s%n", tally.completed.sum(),
+					tally.shortened.sum(), tally.errorKinds(), allEnded,
+					(endpoint != null) ? "; breaker " + endpoint.circuitBreaker().getState() + ", opened by hang evidence "
+							+ BenchmarkAccess.hangOpenings(endpoint) + " times" : "");
 			System.out.println("baseline: " + baseline);
 			System.out.println("after:    " + after);
 			if (after.allocated > 0) {
