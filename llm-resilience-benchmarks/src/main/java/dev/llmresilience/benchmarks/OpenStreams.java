@@ -209,11 +209,21 @@ public final class OpenStreams {
 			}
 			tally.start(open.apply(prompt), ticks);
 		}
-		sleepUntil(recordFrom);
+		// on a loaded machine opening them may take longer than the ramp: the window then starts later
+		long rampDone = System.nanoTime();
+		long windowStart = Math.max(recordFrom, rampDone + TimeUnit.SECONDS.toNanos(1));
+		long windowEnd = Math.max(middle,
+				Math.min(windowStart + (middle - recordFrom), streamEnd - TimeUnit.SECONDS.toNanos(1)));
+		if (!quiet) {
+			System.out.printf(Locale.ROOT, "opened in %d ms (ramp %d ms); recording from %.1f s to %.1f s after the first%n",
+					TimeUnit.NANOSECONDS.toMillis(rampDone - startNanos), rampMillis, (windowStart - startNanos) / 1e9,
+					(windowEnd - startNanos) / 1e9);
+		}
+		sleepUntil(windowStart);
 		cpuStart = processCpu();
 		stubCpuStart = stub.cpuNanos();
 		tally.recording(true);
-		sleepUntil(middle);
+		sleepUntil(windowEnd);
 		tally.recording(false);
 		long cpu = processCpu() - cpuStart;
 		long stubCpu = stub.cpuNanos() - stubCpuStart;
