@@ -69,7 +69,16 @@ import reactor.netty.resources.ConnectionProvider;
  * sizes its connection pool; default {@code streams}), {@code rampMillis} (streams opened evenly
  * over this; default {@code max(1000, streams / 2)}), {@code warmupSeconds} (10, with
  * {@code min(streams, 200)} streams per side first), {@code stub} ({@code child} or
- * {@code inline}), {@code stubLoops} (the stub's event-loop threads, 2).
+ * {@code inline}), {@code stubLoops} (the stub's event-loop threads, 2), {@code stubJvm} (JVM
+ * options of the child, e.g. {@code -Xmx1g}), {@code histogram} (0: with N, the N classes whose live
+ * bytes grew most with the streams open, per stream).
+ *
+ * <p>Timeline of a side, from its first stream: all N open at the end of the ramp; chunks recorded
+ * from a second later (or a second after the last one opened, when opening them took longer) to
+ * half-way between the ramp's end and the streams' end; then the snapshot with all open (full GC),
+ * then, in {@code cut}, the cut. Delays are only comparable between sides of the same run: both
+ * include the stub's write and the kernel's loopback, and on a loaded machine the scheduler's
+ * delays dominate the tail.
  */
 public final class OpenStreams {
 
