@@ -158,6 +158,19 @@ final class Endpoints implements AutoCloseable {
 	}
 
 	/**
+	 * An endpoint over the real OpenAI-compatible client on a pool the caller made (for instance
+	 * {@link OpenAiClientFactory#connectionProvider}'s, mutated to report its metrics); closed with
+	 * the others.
+	 * @param settings its settings
+	 * @param pool its connection pool
+	 * @return the endpoint
+	 */
+	LlmEndpoint http(EndpointSettings settings, ConnectionProvider pool) {
+		this.pools.add(pool);
+		return this.factory.apply(settings, this.clients.create(settings.client(), WebClient.builder(), pool));
+	}
+
+	/**
 	 * An endpoint over the real OpenAI-compatible client that learns its provider's rate limits
 	 * from the answers' headers, as the auto-configuration makes it.
 	 * @param settings its settings

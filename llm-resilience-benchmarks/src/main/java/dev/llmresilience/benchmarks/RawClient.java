@@ -112,6 +112,34 @@ final class RawClient {
 			.map(StringBuilder::toString);
 	}
 
+	/**
+	 * One call asked for as a stream, with the given prompt, its content pieces handed out one by
+	 * one as they arrive: each event's {@code data} as Spring's server-sent-event reader decodes it,
+	 * parsed with Jackson, read to the end of the body ({@code [DONE]} skipped).
+	 * @param prompt the user message
+	 * @return each chunk's content (empty for a chunk with none)
+	 */
+	Flux<String> contents(String prompt) {
+		return this.webClient.post()
+			.uri("/chat/completions")
+			.contentType(MediaType.APPLICATION_JSON)
+			.accept(MediaType.TEXT_EVENT_STREAM)
+			.bodyValue(new ChatCompletionRequest("stub-model", List.of(new Message("user", prompt)), true,
+					new StreamOptions(true)))
+			.retrieve()
+			.bodyToFlux(String.class)
+			.filter((data) -> !DONE.equals(data))
+			.map((data) -> {
+				StringBuilder text = new StringBuilder();
+				for (ChunkChoice choice : JSON.readValue(data, ChatCompletionChunk.class).choices()) {
+					if (choice.delta() != null && choice.delta().content() != null) {
+						text.append(choice.delta().content());
+					}
+				}
+				return text.toString();
+			});
+	}
+
 	@JsonInclude(JsonInclude.Include.NON_NULL)
 	record ChatCompletionRequest(String model, List<Message> messages, @Nullable Boolean stream,
 			@JsonProperty("stream_options") @Nullable StreamOptions streamOptions) {
