@@ -324,6 +324,8 @@ class AttemptTimeTests {
 
 			@Override
 			public void onSubscribe(Subscription subscription) {
+				// as the attempt's own subscriber does: a stream's idle bound runs only while chunks are asked for
+				subscription.request(Long.MAX_VALUE);
 			}
 
 			@Override
