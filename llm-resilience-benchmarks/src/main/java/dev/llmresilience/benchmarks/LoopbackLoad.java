@@ -250,6 +250,8 @@ public final class LoopbackLoad {
 
 		Run run(int concurrency, Duration length) {
 			this.recorder.reset();
+			RoundEvent event = new RoundEvent();
+			event.begin();
 			AtomicLong errors = new AtomicLong();
 			long connectionsBefore = this.connections.getAsLong();
 			long cpuBefore = cpuTime();
@@ -274,7 +276,13 @@ public final class LoopbackLoad {
 				}).repeat(() -> System.nanoTime() < end), concurrency)
 				.blockLast();
 			long elapsed = System.nanoTime() - start;
-			return new Run(this.name, this.recorder.sorted(), errors.get(), elapsed, cpuTime() - cpuBefore,
+			event.end();
+			long[] latencies = this.recorder.sorted();
+			event.side = this.name;
+			event.concurrency = concurrency;
+			event.calls = latencies.length + errors.get();
+			event.commit();
+			return new Run(this.name, latencies, errors.get(), elapsed, cpuTime() - cpuBefore,
 					this.connections.getAsLong() - connectionsBefore);
 		}
 
