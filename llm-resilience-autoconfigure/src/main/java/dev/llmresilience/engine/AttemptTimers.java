@@ -80,6 +80,17 @@ final class AttemptTimers {
 		return timer;
 	}
 
+	/**
+	 * The attempts' timers neither run nor disposed on a scheduler, for a count of what a process
+	 * holds (they are not in the scheduler's own queue, which holds at most the tasks armed for them).
+	 * @param scheduler the scheduler
+	 * @return its timers pending, 0 if the last attempt used another
+	 */
+	static int pendingOn(Scheduler scheduler) {
+		AttemptTimers timers = last;
+		return (timers != null && timers.scheduler == scheduler) ? timers.pending() : 0;
+	}
+
 	/** The timers neither run nor disposed. */
 	int pending() {
 		return this.queue.size();
