@@ -19,7 +19,9 @@ import reactor.util.context.Context;
  * {@code stream-idle-timeout} between chunks, the attempt's {@code timeout} (chat) and the deadline
  * that bounds a whole stream. Reactor's {@code timeout} operator would arm a new timer for every
  * chunk; this one sleeps until the earliest bound and, when it wakes, either expires the attempt or
- * sleeps again until the next one, so a steady stream wakes it once per idle period at most. It can
+ * sleeps again until the next one, so a steady stream wakes it once per idle period at most. The
+ * timer is one of the scheduler's {@link AttemptTimers}, which arm the scheduler only for a timer due
+ * before every other: calls answered before their bound leave the scheduler's thread asleep. It can
  * also be released from outside (the endpoint's breaker opened while the attempt waited for its
  * first token). Expiry cancels the upstream call and signals the error the attempt maps it to.
  * Once tokens flow, a silence while the caller has asked for nothing more is the caller's, not the
@@ -73,6 +75,8 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 
 	private final Scheduler scheduler;
 
+	private final AttemptTimers timers;
+
 	// the attempt's Bounds, one field each
 
 	private final long firstTokenBy;
@@ -123,6 +127,7 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 			Function<Expiry, Throwable> errors) {
 		this.actual = actual;
 		this.scheduler = scheduler;
+		this.timers = AttemptTimers.on(scheduler);
 		// copied, not kept: the record is built only to be passed here, so the JIT need not allocate it
 		this.firstTokenBy = bounds.firstTokenBy();
 		this.idleNanos = bounds.idleNanos();
@@ -312,7 +317,7 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 			if (this.done) {
 				return;
 			}
-			this.timer = this.scheduler.schedule(this::wake, Math.max(0, at - now()), TimeUnit.NANOSECONDS);
+			this.timer = this.timers.schedule(this::wake, at);
 		}
 	}
 
@@ -321,6 +326,11 @@ final class AttemptWatchdog<T> implements CoreSubscriber<T>, Subscription {
 		if (timer != null) {
 			timer.dispose();
 		}
+	}
+
+	/** The timers this attempt's timer is one of. */
+	AttemptTimers timers() {
+		return this.timers;
 	}
 
 	private long now() {

@@ -111,6 +111,10 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 
 	boolean batchCounted;
 
+	// Whether FirstTokenWait has listed it as waiting (set before it is listed): an attempt never
+	// listed is not looked up in its endpoint's list at its end
+	volatile boolean listedWaiting;
+
 	private long start;
 
 	private volatile long firstToken = -1;
@@ -250,8 +254,12 @@ final class EndpointAttempt implements CoreSubscriber<Object>, Subscription {
 		long now = now();
 		this.firstToken = now;
 		this.started = true;
-		// no longer waiting for it: what FirstTokenWait listed ends here
-		this.endpoint.waiting(this, false);
+		// no longer waiting for it: what FirstTokenWait listed ends here (started is written before
+		// listedWaiting is read, and FirstTokenWait reads started after it listed it: one of the two
+		// takes it off the list)
+		if (this.listedWaiting) {
+			this.endpoint.waiting(this, false);
+		}
 		this.endpoint.firstTokenTimes().record(now - this.start);
 		this.endpoint.promptSizeTimes().record(this.call.context().promptSize(), now - this.start);
 		this.endpoint.hang().firstToken(now);

@@ -20,6 +20,7 @@ final class FirstTokenWait implements AttemptStage {
 	@Override
 	public @Nullable Throwable admit(EndpointAttempt attempt, long now) {
 		if (!attempt.started() && !attempt.ended()) {
+			attempt.listedWaiting = true;
 			attempt.endpoint().waiting(attempt, true);
 			if (attempt.started() || attempt.ended()) {
 				// its first token or its end came meanwhile, and may have found it not yet listed
@@ -31,7 +32,11 @@ final class FirstTokenWait implements AttemptStage {
 
 	@Override
 	public void release(EndpointAttempt attempt, End end, long now) {
-		attempt.endpoint().waiting(attempt, false);
+		// (an attempt answered as it was sent was never listed: no lookup, which costs a call the
+		// attempt's identity hash and a walk of the set)
+		if (attempt.listedWaiting) {
+			attempt.endpoint().waiting(attempt, false);
+		}
 	}
 
 }

@@ -23,8 +23,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * What {@link AttemptWatchdog} leaves once an attempt has ended, and what it passes through while it
- * runs: no timer still scheduled however the attempt ended (each would hold the attempt until its
- * bound, a minute for the default timeout, on every call), chunks that arrive after the end handed to
+ * runs: no timer of the attempt still queued however the attempt ended (each would hold the attempt
+ * until its bound, a minute for the default timeout, on every call), the scheduler armed once, not
+ * once a call, by attempts that end before their bound (each arming wakes the scheduler's thread),
+ * chunks that arrive after the end handed to
  * the subscriber's discard hook (where pooled buffers are freed), the subscriber's demand passed
  * upstream as asked, and a stream with no idle bound never ended by one however late on the clock.
  */
@@ -48,14 +50,15 @@ class AttemptWatchdogEndTests {
 	@ValueSource(strings = { "complete", "error", "cancel", "release" })
 	void attemptThatEndedLeavesNoTimerScheduled(String end) {
 		AttemptWatchdog<String> watchdog = subscribed(millis(60_000), millis(60_000), NONE, NONE);
-		assertThat(this.scheduler.pending()).as("the first-token bound is armed").isOne();
+		assertThat(watchdog.timers().pending()).as("the first-token bound is set").isOne();
+		assertThat(this.scheduler.pending()).as("and armed").isOne();
 		switch (end) {
 			case "complete" -> watchdog.onComplete();
 			case "error" -> watchdog.onError(new IllegalStateException("upstream"));
 			case "cancel" -> watchdog.cancel();
 			default -> assertThat(watchdog.release()).isTrue();
 		}
-		assertThat(this.scheduler.pending()).as("no timer outlives the attempt").isZero();
+		assertThat(watchdog.timers().pending()).as("no timer outlives the attempt").isZero();
 	}
 
 	@Test
@@ -63,9 +66,40 @@ class AttemptWatchdogEndTests {
 		AttemptWatchdog<String> watchdog = subscribed(millis(100), millis(60_000), millis(60_000), NONE);
 		watchdog.onNext("token");
 		advance(100);
-		assertThat(this.scheduler.pending()).as("asleep until the idle bound").isOne();
+		assertThat(watchdog.timers().pending()).as("asleep until the idle bound").isOne();
 		watchdog.onComplete();
-		assertThat(this.scheduler.pending()).isZero();
+		assertThat(watchdog.timers().pending()).isZero();
+	}
+
+	@Test
+	void attemptsThatEndBeforeTheirBoundArmTheSchedulerOnce() {
+		for (int i = 0; i < 100; i++) {
+			AttemptWatchdog<String> watchdog = subscribed(millis(60_000), NONE, NONE, NONE);
+			watchdog.onNext("token");
+			watchdog.onComplete();
+			assertThat(watchdog.timers().pending()).isZero();
+			advance(1);
+		}
+		assertThat(this.scheduler.scheduled()).as("tasks given to the scheduler for 100 calls").isOne();
+	}
+
+	@Test
+	void boundsAfterAnAttemptThatEndedStillEndTheirAttemptsOnTime() {
+		AttemptWatchdog<String> ended = subscribed(millis(60_000), NONE, NONE, NONE);
+		ended.onComplete();
+		advance(10);
+		subscribed(millis(60_000), NONE, NONE, NONE);
+		AttemptWatchdog<String> sooner = subscribed(millis(100), NONE, NONE, NONE);
+		advance(99);
+		assertThat(this.signals).containsExactly("subscribed", "complete", "subscribed", "subscribed");
+		advance(1);
+		assertThat(this.signals).as("the sooner bound, armed for itself").endsWith("error FIRST_TOKEN");
+		// the task armed for the attempt that ended wakes at 60 s, finds nothing due and arms the next
+		advance(60_010 - 110 - 1);
+		assertThat(this.signals).as("the later one, not before its bound").hasSize(5);
+		advance(1);
+		assertThat(this.signals).as("and at it").hasSize(6).endsWith("error FIRST_TOKEN");
+		assertThat(sooner.timers().pending()).isZero();
 	}
 
 	@Test
@@ -119,7 +153,7 @@ class AttemptWatchdogEndTests {
 		advance(Duration.ofDays(365).toMillis());
 		watchdog.onComplete();
 		assertThat(this.signals).containsExactly("subscribed", "next token", "complete");
-		assertThat(this.scheduler.pending()).isZero();
+		assertThat(watchdog.timers().pending()).isZero();
 	}
 
 	private AttemptWatchdog<String> subscribed(long firstTokenBy, long idleBy, long attemptBy, long deadline) {
@@ -196,12 +230,18 @@ class AttemptWatchdogEndTests {
 
 		private final Set<Object> pending = ConcurrentHashMap.newKeySet();
 
+		private final AtomicInteger scheduled = new AtomicInteger();
+
 		TimerCount(VirtualTimeScheduler delegate) {
 			this.delegate = delegate;
 		}
 
 		int pending() {
 			return this.pending.size();
+		}
+
+		int scheduled() {
+			return this.scheduled.get();
 		}
 
 		@Override
@@ -212,6 +252,7 @@ class AttemptWatchdogEndTests {
 		@Override
 		public Disposable schedule(Runnable task, long delay, TimeUnit unit) {
 			Object timer = new Object();
+			this.scheduled.incrementAndGet();
 			Set<Object> pending = this.pending;
 			pending.add(timer);
 			Disposable scheduled = this.delegate.schedule(() -> {

@@ -42,13 +42,15 @@ import reactor.netty.resources.ConnectionProvider;
  * and round, default 2000), {@code warmupMillis} (per side and concurrency, default 15000: after 4 s,
  * the first measured rounds on a 2-core machine were still getting faster, round after round),
  * {@code attribution} (default false: adds a third side, the raw call behind one Reactor timer, the
- * one the attempt's watchdog sets per call, to show how much of the gap it explains).
+ * one the attempt's watchdog sets per call, to show how much of the gap it explains),
+ * {@code concurrency} (comma separated, default {@code 1,64}), {@code sides} (names, comma separated,
+ * default all; the others are summed up against the first that runs, {@code raw} unless left out), {@code summary} (a file
+ * that each round's figures are written to as tab-separated values, one line per side and round).
  */
 public final class LoopbackLoad {
 
 	private static final ChatRequest REQUEST = ChatRequest.ofUser("Hello");
 
-	private static final int[] CONCURRENCIES = { 1, 64 };
 
 	private LoopbackLoad() {
 	}
@@ -58,6 +60,9 @@ public final class LoopbackLoad {
 		Duration round = Duration.ofMillis(Long.getLong("roundMillis", 2000));
 		Duration warmup = Duration.ofMillis(Long.getLong("warmupMillis", 15000));
 		boolean attribution = Boolean.getBoolean("attribution");
+		int[] concurrencies = Summary.concurrencies(System.getProperty("concurrency", "1,64"));
+		List<String> only = Summary.names(System.getProperty("sides", ""));
+		Summary summary = Summary.open(System.getProperty("summary"));
 		Machine.describe("LoopbackLoad: raw WebClient vs LlmGateway.chat on loopback");
 		System.out.printf(Locale.ROOT, "rounds: %d per concurrency, %d ms per side and round, warm-up %d ms per side%n",
 				rounds, round.toMillis(), warmup.toMillis());
@@ -91,15 +96,20 @@ public final class LoopbackLoad {
 					.timeout(endpoint.settings().timeouts().timeout())
 					.map((content) -> !content.isEmpty())));
 			}
-			for (int concurrency : CONCURRENCIES) {
+			sides.removeIf((side) -> !only.isEmpty() && !only.contains(side.name));
+			if (sides.isEmpty()) {
+				throw new IllegalArgumentException("No side is named in -Dsides=" + only);
+			}
+			for (int concurrency : concurrencies) {
 				sides.forEach((side) -> side.run(concurrency, warmup));
 			}
-			for (int concurrency : CONCURRENCIES) {
-				measure(sides, concurrency, rounds, round);
+			for (int concurrency : concurrencies) {
+				measure(sides, concurrency, rounds, round, summary);
 			}
 		}
 		finally {
 			rawPool.dispose();
+			summary.close();
 		}
 		System.out.println("load avg at end: " + Machine.loadAverage());
 	}
@@ -108,8 +118,9 @@ public final class LoopbackLoad {
 	 * Rounds in which every side runs once, the order rotated each round, then each side against
 	 * the first (raw), then each gateway side against the raw side with its wire work.
 	 */
-	private static void measure(List<Side> sides, int concurrency, int rounds, Duration length) {
+	private static void measure(List<Side> sides, int concurrency, int rounds, Duration length, Summary summary) {
 		System.out.printf(Locale.ROOT, "%n-- concurrency %d (load avg %s)%n", concurrency, Machine.loadAverage());
+		summary.load(concurrency);
 		System.out.println("round order   side           calls  errors     calls/s   p50 us   p99 us  CPU us/call  new conns");
 		int count = sides.size();
 		List<List<Run>> runs = new ArrayList<>();
@@ -125,6 +136,9 @@ public final class LoopbackLoad {
 			for (int k = 0; k < count; k++) {
 				runs.get(k).add(round[k]);
 				print(i + 1, order.toString(), round[k]);
+				Run run = round[k];
+				summary.round(concurrency, i + 1, order.toString(), run.side(), run.latencies().length, run.errors(),
+						run.throughput(), run.percentile(50), run.percentile(99), run.cpuPerCall());
 			}
 		}
 		List<Run> raws = runs.get(0);
@@ -138,9 +152,26 @@ public final class LoopbackLoad {
 			compare(concurrency, "summary", sides.get(k).name, runs.get(k), raws);
 		}
 		// Like for like: each gateway side against the raw side that does its wire work
-		compare(concurrency, "like-for-like", "gateway-json", runs.get(2), raws);
-		compare(concurrency, "like-for-like", "gateway", runs.get(1), runs.get(3));
-		compare(concurrency, "like-for-like", "gateway", runs.get(1), runs.get(4));
+		likeForLike(sides, runs, concurrency, "gateway-json", "raw");
+		likeForLike(sides, runs, concurrency, "gateway", "raw-sse");
+		likeForLike(sides, runs, concurrency, "gateway", "raw-sse-done");
+	}
+
+	private static void likeForLike(List<Side> sides, List<List<Run>> runs, int concurrency, String side, String raw) {
+		int index = indexOf(sides, side);
+		int rawIndex = indexOf(sides, raw);
+		if (index >= 0 && rawIndex >= 0) {
+			compare(concurrency, "like-for-like", side, runs.get(index), runs.get(rawIndex));
+		}
+	}
+
+	private static int indexOf(List<Side> sides, String name) {
+		for (int i = 0; i < sides.size(); i++) {
+			if (sides.get(i).name.equals(name)) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	/** One side against another: throughput ratio within each round, added p50 and p99, CPU per call. */
@@ -219,6 +250,8 @@ public final class LoopbackLoad {
 
 		Run run(int concurrency, Duration length) {
 			this.recorder.reset();
+			RoundEvent event = new RoundEvent();
+			event.begin();
 			AtomicLong errors = new AtomicLong();
 			long connectionsBefore = this.connections.getAsLong();
 			long cpuBefore = cpuTime();
@@ -243,7 +276,13 @@ public final class LoopbackLoad {
 				}).repeat(() -> System.nanoTime() < end), concurrency)
 				.blockLast();
 			long elapsed = System.nanoTime() - start;
-			return new Run(this.name, this.recorder.sorted(), errors.get(), elapsed, cpuTime() - cpuBefore,
+			event.end();
+			long[] latencies = this.recorder.sorted();
+			event.side = this.name;
+			event.concurrency = concurrency;
+			event.calls = latencies.length + errors.get();
+			event.commit();
+			return new Run(this.name, latencies, errors.get(), elapsed, cpuTime() - cpuBefore,
 					this.connections.getAsLong() - connectionsBefore);
 		}
 

@@ -25,11 +25,11 @@ import dev.llmresilience.benchmarks.Peers.Peer;
  *
  * <p>System properties: {@code rounds} (default 6), {@code roundMillis} (default 2000),
  * {@code warmupMillis} (per peer and concurrency, default 8000), {@code peers} (names, comma
- * separated, default all).
+ * separated, default all), {@code concurrency} (comma separated, default {@code 1,64}),
+ * {@code summary} (a file that each round's figures are written to as tab-separated values, one
+ * line per peer and round, see {@link Summary}).
  */
 public final class PeerComparison {
-
-	private static final int[] CONCURRENCIES = { 1, 64 };
 
 	private PeerComparison() {
 	}
@@ -39,14 +39,16 @@ public final class PeerComparison {
 		Duration round = Duration.ofMillis(Long.getLong("roundMillis", 2000));
 		Duration warmup = Duration.ofMillis(Long.getLong("warmupMillis", 8000));
 		String only = System.getProperty("peers", "");
+		int[] concurrencies = Summary.concurrencies(System.getProperty("concurrency", "1,64"));
 		Machine.describe("PeerComparison: per-call cost and throughput of the peers on loopback");
 		try (PeerServer server = new PeerServer("load", () -> 0, StubProvider.FailureMode.HANG);
-				Peers peers = new Peers(1.0)) {
+				Peers peers = new Peers(1.0);
+				Summary summary = Summary.open(System.getProperty("summary"))) {
 			String url = server.baseUrl();
 			List<Peer> all = List.of(peers.raw(url, false), peers.resilience4j(url, null), peers.springAi(url, null),
 					peers.langChain4j(url, null), peers.gateway(url, null, null));
 			List<Peer> chosen = all.stream().filter((peer) -> only.isEmpty() || only.contains(peer.name())).toList();
-			for (int concurrency : CONCURRENCIES) {
+			for (int concurrency : concurrencies) {
 				System.out.printf(Locale.ROOT, "%n-- concurrency %d: warm-up (load avg %s)%n", concurrency,
 						Machine.loadAverage());
 				for (Peer peer : chosen) {
@@ -54,26 +56,37 @@ public final class PeerComparison {
 					System.out.printf(Locale.ROOT, "warm-up %-28s %9.0f calls/s, %d errors%n", peer.name(),
 							run.throughput(), run.errors);
 				}
-				measure(chosen, concurrency, rounds, round);
+				measure(chosen, concurrency, rounds, round, summary);
 			}
 		}
 		System.out.println("load avg at end: " + Machine.loadAverage());
 		System.exit(0);
 	}
 
-	private static void measure(List<Peer> peers, int concurrency, int rounds, Duration length) throws Exception {
+	private static void measure(List<Peer> peers, int concurrency, int rounds, Duration length, Summary summary)
+			throws Exception {
 		System.out.printf(Locale.ROOT, "%n-- concurrency %d (load avg %s)%n", concurrency, Machine.loadAverage());
+		summary.load(concurrency);
 		System.out.println("round peer                          calls/s   p50 us   p99 us   B/call  CPU us/call errors");
 		List<List<Run>> runs = new ArrayList<>();
 		peers.forEach((peer) -> runs.add(new ArrayList<>()));
 		for (int i = 0; i < rounds; i++) {
+			int[] order = new int[peers.size()];
+			StringBuilder letters = new StringBuilder();
 			for (int k = 0; k < peers.size(); k++) {
-				int index = (i % 2 == 0) ? (i + k) % peers.size() : (peers.size() - 1 - k + i) % peers.size();
+				order[k] = (i % 2 == 0) ? (i + k) % peers.size() : (peers.size() - 1 - k + i) % peers.size();
+				letters.append((char) ('A' + order[k]));
+			}
+			for (int k = 0; k < peers.size(); k++) {
+				int index = order[k];
 				Run run = run(peers.get(index), concurrency, length);
 				runs.get(index).add(run);
 				System.out.printf(Locale.ROOT, "%5d %-28s %9.0f %8.1f %8.1f %8.0f %11.1f %6d%n", i + 1,
 						peers.get(index).name(), run.throughput(), run.percentile(50) / 1e3, run.percentile(99) / 1e3,
 						run.bytesPerCall(), run.cpuPerCall() / 1e3, run.errors);
+				summary.round(concurrency, i + 1, letters.toString(), peers.get(index).name(), run.latencies.length,
+						run.errors, run.throughput(), run.percentile(50), run.percentile(99), run.cpuPerCall(),
+						run.bytesPerCall());
 			}
 		}
 		double[] rawThroughput = runs.get(0).stream().mapToDouble(Run::throughput).toArray();

@@ -63,7 +63,8 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
  * primary has an outage every {@code cycleMinutes}: a hang, then 500s, then a slow first token, in
  * turn. Every {@code sampleSeconds} it forces a full GC and reads what would grow if something
  * leaked: heap after the GC, live threads, open file descriptors, connections open to the providers,
- * timers queued on Reactor's parallel scheduler (where the gateway sets every timer), Redis keys, the
+ * timers queued on Reactor's parallel scheduler (where the gateway sets every timer but the attempts',
+ * which wait in the engine's own queue and are counted with them), Redis keys, the
  * deferred stream's length, deferred requests pending, and the log's WARN and ERROR lines by kind.
  * At the end it stops sending, waits for every call and every ticket to end, and checks:
  * every call answered once, every ticket ended once, nothing in flight left (bulkhead permits,
@@ -479,7 +480,9 @@ public final class Soak {
 			long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
 			int threads = ManagementFactory.getThreadMXBean().getThreadCount();
 			long connections = this.providers.stream().mapToLong(StubProvider::openConnections).sum();
-			long timers = EXECUTORS.stream().mapToLong((executor) -> executor.getQueue().size()).sum();
+			// the scheduler's queues, and the attempts' timers, which wait in the engine's own queue
+			long timers = EXECUTORS.stream().mapToLong((executor) -> executor.getQueue().size()).sum()
+					+ BenchmarkAccess.attemptTimersPending();
 			long keys = this.redis.dbsize();
 			long stream = this.redis.exists("soak:deferred") > 0 ? this.redis.xlen("soak:deferred") : 0;
 			int pending = BenchmarkAccess.deferredPending(this.context);

@@ -24,6 +24,7 @@ import io.github.resilience4j.retry.RetryRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * The engine's parts the benchmarks build by hand, without an application context. Lives in the
@@ -151,6 +152,15 @@ public final class BenchmarkAccess {
 	public static int deferredPending(org.springframework.context.ApplicationContext context) {
 		DeferredQueue queue = context.getBeanProvider(DeferredQueue.class).getIfAvailable();
 		return (queue != null) ? queue.pending() : -1;
+	}
+
+	/**
+	 * The attempts' timers neither run nor disposed on Reactor's parallel scheduler: they wait in the
+	 * engine's own queue, not in the scheduler's executors.
+	 * @return how many
+	 */
+	public static int attemptTimersPending() {
+		return AttemptTimers.pendingOn(Schedulers.parallel());
 	}
 
 }
