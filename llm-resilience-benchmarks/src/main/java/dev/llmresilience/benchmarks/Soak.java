@@ -4,11 +4,13 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +27,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
+import java.util.zip.DataFormatException;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -134,7 +137,7 @@ public final class Soak {
 							(ApplicationListener<DeferredRequestFailedEvent>) (event) -> tickets.ended(event.getTicket(), false)));
 			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redisPort));
 			try (StatefulRedisConnection<String, String> connection = client.connect()) {
-				Probe probe = new Probe(context, connection.sync(), List.of(primary, backup), logs);
+				Probe probe = new Probe(context, connection.sync(), List.of(primary, backup), logs, tickets);
 				Load load = new Load(context.getBean(LlmGateway.class), tickets, settings);
 				for (LlmEndpoint endpoint : context.getBean(EndpointRegistry.class).endpoints()) {
 					endpoint.circuitBreaker().getEventPublisher().onError((event) -> load.breakerError(endpoint.name() + " "
@@ -217,6 +220,21 @@ public final class Soak {
 		properties.put("llm.gateway.deferral.retention", settings.retentionSeconds() + "s");
 		properties.put("llm.gateway.deferral.capacity", 5000);
 		return properties;
+	}
+
+	static byte[] compress(Histogram histogram) {
+		ByteBuffer buffer = ByteBuffer.allocate(histogram.getNeededByteBufferCapacity());
+		int length = histogram.encodeIntoCompressedByteBuffer(buffer);
+		return Arrays.copyOf(buffer.array(), length);
+	}
+
+	static Histogram decompress(byte[] bytes) {
+		try {
+			return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(bytes), 0);
+		}
+		catch (DataFormatException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	static void parkUntil(long target) {
@@ -402,42 +420,65 @@ public final class Soak {
 
 	}
 
-	/** Every ticket given, and how many times each ended. */
+	/**
+	 * Every ticket given and not yet ended, and the tickets ended in the last 10 minutes (to catch a
+	 * second end; older ones are let go, so that the run's own record does not grow with its length).
+	 */
 	static final class Tickets {
 
-		private final Map<String, AtomicInteger> ends = new ConcurrentHashMap<>();
+		private static final long KEEP_ENDED = TimeUnit.MINUTES.toNanos(10);
+
+		private final Map<String, Boolean> open = new ConcurrentHashMap<>();
+
+		private final Map<String, Long> ended = new ConcurrentHashMap<>();
+
+		final LongAdder given = new LongAdder();
 
 		final LongAdder completed = new LongAdder();
 
 		final LongAdder failed = new LongAdder();
 
-		/** Ends of tickets this run never gave (or gave after their end: counted when given). */
-		final LongAdder unknown = new LongAdder();
+		final LongAdder endedTwice = new LongAdder();
 
 		void given(String ticket) {
-			this.ends.putIfAbsent(ticket, new AtomicInteger());
+			this.given.increment();
+			// an end may come before the DEFERRED answer is seen here
+			if (!this.ended.containsKey(ticket)) {
+				this.open.put(ticket, Boolean.TRUE);
+				if (this.ended.containsKey(ticket)) {
+					this.open.remove(ticket);
+				}
+			}
 		}
 
 		void ended(String ticket, boolean completed) {
 			(completed ? this.completed : this.failed).increment();
-			// an end may come before the DEFERRED answer is seen here: count it on the ticket either way
-			this.ends.computeIfAbsent(ticket, (key) -> new AtomicInteger()).incrementAndGet();
+			if (this.ended.putIfAbsent(ticket, System.nanoTime()) != null) {
+				this.endedTwice.increment();
+			}
+			this.open.remove(ticket);
 		}
 
-		int given() {
-			return this.ends.size();
+		/** Let go of the tickets ended more than 10 minutes ago. */
+		void purge() {
+			long before = System.nanoTime() - KEEP_ENDED;
+			this.ended.values().removeIf((at) -> at < before);
+		}
+
+		long given() {
+			return this.given.sum();
 		}
 
 		long open() {
-			return this.ends.values().stream().filter((count) -> count.get() == 0).count();
+			return this.open.size();
 		}
 
 		List<String> openTickets() {
-			return this.ends.entrySet().stream().filter((entry) -> entry.getValue().get() == 0).map(Map.Entry::getKey).toList();
+			return List.copyOf(this.open.keySet());
 		}
 
 		long endedMoreThanOnce() {
-			return this.ends.values().stream().filter((count) -> count.get() > 1).count();
+			return this.endedTwice.sum();
 		}
 
 	}
@@ -453,6 +494,8 @@ public final class Soak {
 
 		final LogCount logs;
 
+		private final Tickets tickets;
+
 		private long lastChat;
 
 		private long lastStream;
@@ -462,16 +505,20 @@ public final class Soak {
 		private double lastSeconds;
 
 		Probe(AnnotationConfigApplicationContext context, RedisCommands<String, String> redis, List<StubProvider> providers,
-				LogCount logs) {
+				LogCount logs, Tickets tickets) {
 			this.context = context;
+			this.tickets = tickets;
 			this.redis = redis;
 			this.providers = providers;
 			this.logs = logs;
 		}
 
 		Sample sample(double seconds, Load load) {
-			Histogram chat = load.chat.getIntervalHistogram();
-			Histogram streams = load.streams.getIntervalHistogram();
+			// kept compressed (about a kilobyte, not the 250 KB of a histogram), so that the run's own
+			// record of its latencies does not grow the heap it measures
+			byte[] chat = compress(load.chat.getIntervalHistogram());
+			byte[] streams = compress(load.streams.getIntervalHistogram());
+			this.tickets.purge();
 			long sent = load.sent.get();
 			double rate = (sent - this.lastSent) / Math.max(1e-9, seconds - this.lastSeconds);
 			this.lastSent = sent;
@@ -508,7 +555,7 @@ public final class Soak {
 	}
 
 	/** One sample: the last interval's latencies and rate, and what was held at its end. */
-	record Sample(double seconds, String load, double rate, Histogram chat, Histogram streams, long heap, int threads,
+	record Sample(double seconds, String load, double rate, byte[] chat, byte[] streams, long heap, int threads,
 			long descriptors, long connections, long timers, long attemptTimers, long keys, long stream, int pending,
 			int inUse,
 			long outstanding, long warns, long errors) {
@@ -522,11 +569,20 @@ public final class Soak {
 		String row() {
 			return String.format(Locale.ROOT,
 					"%7.0f %5s %6.0f %8.1f %8.1f %8.1f %8.1f %8.0f %7.1f %5d %5d %5d %6d %6d %5d %6d %6d %6d %6d %6d",
-					this.seconds, this.load, this.rate, ms(this.chat, 50), ms(this.chat, 99), ms(this.streams, 50),
-					ms(this.streams, 99), Math.max(this.chat.getMaxValue(), this.streams.getMaxValue()) / 1e6,
+					this.seconds, this.load, this.rate, ms(chatHistogram(), 50), ms(chatHistogram(), 99),
+					ms(streamHistogram(), 50), ms(streamHistogram(), 99),
+					Math.max(chatHistogram().getMaxValue(), streamHistogram().getMaxValue()) / 1e6,
 					this.heap / (1024.0 * 1024), this.threads, this.descriptors, this.connections, this.timers,
 					this.attemptTimers, this.keys,
 					this.stream, this.pending, this.inUse, this.warns, this.errors);
+		}
+
+		Histogram chatHistogram() {
+			return decompress(this.chat);
+		}
+
+		Histogram streamHistogram() {
+			return decompress(this.streams);
 		}
 
 		static double ms(Histogram histogram, double percentile) {
@@ -615,8 +671,8 @@ public final class Soak {
 						+ ") or no growth", lastMax <= Math.max(firstMax + 4, pools), lastMax + " against " + firstMax);
 				grows(failed, "Redis keys", first, last, Sample::keys, 16);
 				grows(failed, "deferred stream length", first, last, Sample::stream, 4);
-				p99(failed, settings, "chat", first, last, Sample::chat);
-				p99(failed, settings, "stream", first, last, Sample::streams);
+				p99(failed, settings, "chat", first, last, Sample::chatHistogram);
+				p99(failed, settings, "stream", first, last, Sample::streamHistogram);
 			}
 			else {
 				check(failed, "the run is long enough to compare windows", false, "no samples to compare");
