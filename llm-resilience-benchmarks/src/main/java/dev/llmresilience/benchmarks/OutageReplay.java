@@ -184,7 +184,8 @@ public final class OutageReplay {
 		}
 	}
 
-	private static void parkUntil(long target) {
+	/** Park until {@code target} on {@link System#nanoTime()}'s clock (the soak's open loop too). */
+	static void parkUntil(long target) {
 		for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
 			LockSupport.parkNanos(target - now);
 		}

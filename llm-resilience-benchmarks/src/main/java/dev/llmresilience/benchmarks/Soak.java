@@ -23,7 +23,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import java.util.stream.Stream;
@@ -168,7 +167,7 @@ public final class Soak {
 		System.out.println(Sample.HEADER);
 		long next = start + TimeUnit.SECONDS.toNanos(settings.sampleSeconds());
 		while (next <= end) {
-			parkUntil(next);
+			OutageReplay.parkUntil(next);
 			Sample sample = probe.sample((next - start) / 1e9, load);
 			samples.add(sample);
 			System.out.println(sample.row());
@@ -237,10 +236,17 @@ public final class Soak {
 		}
 	}
 
-	static void parkUntil(long target) {
-		for (long now = System.nanoTime(); now < target; now = System.nanoTime()) {
-			LockSupport.parkNanos(target - now);
-		}
+	/** One more of {@code kind} in a count by kind. */
+	static void increment(Map<String, LongAdder> counts, String kind) {
+		counts.computeIfAbsent(kind, (key) -> new LongAdder()).increment();
+	}
+
+	/** A count by kind, a line each in the order of the kinds, with {@code format} (kind, count). */
+	static void print(Map<String, LongAdder> counts, String format) {
+		counts.entrySet()
+			.stream()
+			.sorted(Map.Entry.comparingByKey())
+			.forEach((entry) -> System.out.printf(Locale.ROOT, format, entry.getKey(), entry.getValue().sum()));
 	}
 
 	/** The run's settings, from system properties. */
@@ -323,7 +329,7 @@ public final class Soak {
 					primary.mode(OUTAGES[(int) (index % OUTAGES.length)]);
 					primary.outage(new Outage(outageStart, outageStart + TimeUnit.SECONDS.toNanos(this.settings.outageSeconds())));
 				}
-				parkUntil(target);
+				OutageReplay.parkUntil(target);
 				double draw = random.nextDouble();
 				this.sent.incrementAndGet();
 				this.outstanding.incrementAndGet();
@@ -407,15 +413,15 @@ public final class Soak {
 		final Map<String, LongAdder> breakerErrors = new ConcurrentHashMap<>();
 
 		void breakerError(String kind) {
-			this.breakerErrors.computeIfAbsent(kind, (key) -> new LongAdder()).increment();
+			increment(this.breakerErrors, kind);
 		}
 
 		private void countAttempt(String outcome) {
-			this.attempts.computeIfAbsent(outcome, (key) -> new LongAdder()).increment();
+			increment(this.attempts, outcome);
 		}
 
 		private void count(String outcome) {
-			this.outcomes.computeIfAbsent(outcome, (key) -> new LongAdder()).increment();
+			increment(this.outcomes, outcome);
 		}
 
 	}
@@ -601,21 +607,12 @@ public final class Soak {
 				LogCount logs) {
 			System.out.println();
 			System.out.println("outcomes:");
-			load.outcomes.entrySet()
-				.stream()
-				.sorted(Map.Entry.comparingByKey())
-				.forEach((entry) -> System.out.printf(Locale.ROOT, "  %-40s %,10d%n", entry.getKey(), entry.getValue().sum()));
+			print(load.outcomes, "  %-40s %,10d%n");
 			System.out.printf(Locale.ROOT, "  %-40s %,10d%n", "stream chunks", load.chunks.sum());
 			System.out.println("failures the breakers counted:");
-			load.breakerErrors.entrySet()
-				.stream()
-				.sorted(Map.Entry.comparingByKey())
-				.forEach((entry) -> System.out.printf(Locale.ROOT, "  %,10d  %s%n", entry.getValue().sum(), entry.getKey()));
+			print(load.breakerErrors, "  %2$,10d  %1$s%n");
 			System.out.println("chat calls' attempts:");
-			load.attempts.entrySet()
-				.stream()
-				.sorted(Map.Entry.comparingByKey())
-				.forEach((entry) -> System.out.printf(Locale.ROOT, "  %-40s %,10d%n", entry.getKey(), entry.getValue().sum()));
+			print(load.attempts, "  %-40s %,10d%n");
 			System.out.printf(Locale.ROOT, "tickets: %d given, %d completed, %d failed, %d open, %d ended twice%n",
 					tickets.given(), tickets.completed.sum(), tickets.failed.sum(), tickets.open(), tickets.endedMoreThanOnce());
 			System.out.println("log lines by kind:");
@@ -762,8 +759,7 @@ public final class Soak {
 			boolean error = event.getLevel().isGreaterOrEqual(Level.ERROR);
 			(error ? this.errors : this.warns).increment();
 			String pattern = kind(event.getMessage());
-			this.kinds.computeIfAbsent(event.getLevel() + " " + shortName(event.getLoggerName()) + ": " + pattern,
-					(key) -> new LongAdder()).increment();
+			increment(this.kinds, event.getLevel() + " " + shortName(event.getLoggerName()) + ": " + pattern);
 			this.file.println(Instant.ofEpochMilli(event.getTimeStamp()) + " " + event.getLevel() + " ["
 					+ event.getThreadName() + "] " + event.getLoggerName() + " - " + event.getFormattedMessage()
 					+ ((event.getThrowableProxy() != null) ? " | " + event.getThrowableProxy().getClassName() + ": "
