@@ -240,6 +240,23 @@ public class ResilienceProperties {
 		 */
 		private EndpointSettings.@Nullable Probe probe;
 
+		/**
+		 * How long the closed breaker may hold an attempt's outcome after it ended, waiting for the
+		 * attempts that started before it, so that its window holds calls in the order they started:
+		 * when many calls start at once, the failures that come back at once (a 500) would otherwise
+		 * fill the window before the slower successes that started with them. An outage still opens
+		 * the breaker, at most this late. 0 records each outcome as it ends. Default 5s.
+		 */
+		private @Nullable Duration startOrderWait;
+
+		public @Nullable Duration getStartOrderWait() {
+			return this.startOrderWait;
+		}
+
+		public void setStartOrderWait(@Nullable Duration startOrderWait) {
+			this.startOrderWait = startOrderWait;
+		}
+
 		public EndpointSettings.@Nullable Probe getProbe() {
 			return this.probe;
 		}

@@ -28,13 +28,13 @@ final class BreakerAdmission implements AttemptStage {
 		if (probesOnly && breaker.getState() == CircuitBreaker.State.HALF_OPEN) {
 			return CallNotPermittedException.createCallNotPermittedException(breaker);
 		}
-		CircuitBreakerPermit permit = CircuitBreakerPermit.tryAcquire(breaker);
+		CircuitBreakerPermit permit = CircuitBreakerPermit.tryAcquire(breaker, endpoint.startOrder(), now);
 		if (permit == null) {
 			return CallNotPermittedException.createCallNotPermittedException(breaker);
 		}
 		if (probesOnly && permit.fromCurrentHalfOpenState()) {
 			// this call's permit request ended the open state's wait: the probes are the library's
-			permit.release();
+			permit.release(now, attempt.scheduler());
 			return CallNotPermittedException.createCallNotPermittedException(breaker);
 		}
 		attempt.permit = permit;
@@ -48,14 +48,14 @@ final class BreakerAdmission implements AttemptStage {
 			return;
 		}
 		switch (end) {
-			case REFUSED, CANCELLED -> permit.release();
+			case REFUSED, CANCELLED -> permit.release(now, attempt.scheduler());
 			case LOST -> {
 				long slow = attempt.endpoint()
 					.circuitBreaker()
 					.getCircuitBreakerConfig()
 					.getSlowCallDurationThreshold()
 					.toNanos();
-				permit.succeeded(Math.max(now - attempt.start(), slow + 1));
+				permit.succeeded(Math.max(now - attempt.start(), slow + 1), now, attempt.scheduler());
 			}
 			case FINISHED -> finished(attempt, permit, now);
 		}
@@ -69,17 +69,17 @@ final class BreakerAdmission implements AttemptStage {
 		long measured = ((firstToken >= 0) ? firstToken : now) - attempt.start();
 		if (outcome == Outcome.DEADLINE_EXCEEDED || outcome == Outcome.RELEASED) {
 			// abandoned by the call, not ended by the provider: nothing to record
-			permit.release();
+			permit.release(now, attempt.scheduler());
 		}
 		else if (error != null) {
-			permit.failed(measured, error);
+			permit.failed(measured, error, now, attempt.scheduler());
 		}
 		else if (outcome == Outcome.SUCCESS) {
-			permit.succeeded(measured);
+			permit.succeeded(measured, now, attempt.scheduler());
 		}
 		else {
 			// a normal end that is neither a success nor a failure (a filtered answer): ignored
-			permit.release();
+			permit.release(now, attempt.scheduler());
 		}
 	}
 

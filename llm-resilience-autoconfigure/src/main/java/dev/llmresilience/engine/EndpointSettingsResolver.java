@@ -168,7 +168,8 @@ final class EndpointSettingsResolver {
 				layers.atLeast("circuit-breaker.permitted-calls-in-half-open-state", (p) -> p.getCircuitBreaker().getPermittedCallsInHalfOpenState(), 1),
 				layers.positive("circuit-breaker.slow-call-duration-threshold", (p) -> p.getCircuitBreaker().getSlowCallDurationThreshold()),
 				layers.percent("circuit-breaker.slow-call-rate-threshold", (p) -> p.getCircuitBreaker().getSlowCallRateThreshold()),
-				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe()));
+				layers.value("circuit-breaker.probe", (p) -> p.getCircuitBreaker().getProbe()),
+				layers.notNegative("circuit-breaker.start-order-wait", (p) -> p.getCircuitBreaker().getStartOrderWait()));
 	}
 
 	private static EndpointSettings.RetrySettings retry(PropertyLayers layers) {

@@ -79,6 +79,8 @@ public final class LlmEndpoint {
 
 	private final HangDetector hang;
 
+	private final StartOrder startOrder;
+
 	/**
 	 * Create an endpoint whose probes, if its settings say the library sends them, pass no guard.
 	 * @param settings its settings
@@ -129,6 +131,7 @@ public final class LlmEndpoint {
 		this.streamsUpstream = settings.timeouts().upstreamStreaming() && client.supportsStreaming();
 		this.clientStreams = client.supportsStreaming();
 		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
+		this.startOrder = new StartOrder(circuitBreaker, settings.circuitBreaker().startOrderWait().toNanos());
 		this.hang = new HangDetector(this, clock);
 		this.probes = probesItself() ? new SyntheticProbes(this, guard, clock) : null;
 	}
@@ -218,6 +221,11 @@ public final class LlmEndpoint {
 
 	HangDetector hang() {
 		return this.hang;
+	}
+
+	// puts the closed breaker's outcomes in the order their attempts started
+	StartOrder startOrder() {
+		return this.startOrder;
 	}
 
 	/**

@@ -50,6 +50,7 @@ final class ResilienceDefaults {
 		breaker.setSlowCallDurationThreshold(breakerDefault.slowCallDurationThreshold());
 		breaker.setSlowCallRateThreshold(breakerDefault.slowCallRateThreshold());
 		breaker.setProbe(breakerDefault.probe());
+		breaker.setStartOrderWait(breakerDefault.startOrderWait());
 		EndpointSettings.RetrySettings retryDefault = EndpointSettings.RetrySettings.DEFAULT;
 		RetryProperties retry = builtIn.getRetry();
 		retry.setMaxAttempts(retryDefault.maxAttempts());

@@ -234,29 +234,59 @@ public record EndpointSettings(String name, Upstream upstream, Routing routing, 
 	 * @param slowCallDurationThreshold duration of a slow call
 	 * @param slowCallRateThreshold percent of slow calls at which it opens
 	 * @param probe who sends the half-open probes
+	 * @param startOrderWait how long a closed breaker holds an attempt's outcome after its end, for the
+	 * attempts started before it to end first, so that its window holds calls in the order they
+	 * started; zero records each outcome as it ends
 	 */
 	public record CircuitBreakerSettings(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
 			Duration waitDurationInOpenState, int permittedCallsInHalfOpenState, Duration slowCallDurationThreshold,
-			float slowCallRateThreshold, Probe probe) {
+			float slowCallRateThreshold, Probe probe, Duration startOrderWait) {
+
+		/** How long a closed breaker holds an outcome by default, for the attempts started before it: 5s. */
+		public static final Duration DEFAULT_START_ORDER_WAIT = Duration.ofSeconds(5);
 
 		/**
 		 * The built-in breaker: a window of 20 calls, 20 before the rate is computed, open at 50 %
 		 * failures, 30s open before probing, 3 probes, slow after 60s, open at 100 % slow calls,
-		 * synthetic probes.
+		 * synthetic probes, outcomes in start order (held up to 5s).
 		 */
 		public static final CircuitBreakerSettings DEFAULT = new CircuitBreakerSettings(20, 20, 50f,
-				Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f, Probe.SYNTHETIC);
+				Duration.ofSeconds(30), 3, Duration.ofSeconds(60), 100f, Probe.SYNTHETIC, DEFAULT_START_ORDER_WAIT);
 
 		/**
 		 * @throws InvalidSettingException when the window could never hold the minimum number of calls
 		 */
 		public CircuitBreakerSettings {
+			if (startOrderWait.isNegative()) {
+				throw new InvalidSettingException("circuit-breaker.start-order-wait", "is " + startOrderWait + ", negative",
+						"Use 0ms (each outcome recorded as it ends) or a positive duration.");
+			}
 			if (minimumNumberOfCalls > slidingWindowSize) {
 				throw new InvalidSettingException("circuit-breaker.minimum-number-of-calls", "is " + minimumNumberOfCalls
 						+ ", more than the sliding window of " + slidingWindowSize + " calls can ever hold",
 						"Set it to at most circuit-breaker.sliding-window-size (" + slidingWindowSize
 								+ "), or enlarge the window.");
 			}
+		}
+
+		/**
+		 * Settings whose outcomes are held in start order for the default
+		 * {@link #DEFAULT_START_ORDER_WAIT}.
+		 * @param slidingWindowSize calls in the count-based window
+		 * @param minimumNumberOfCalls calls before the rate is computed
+		 * @param failureRateThreshold percent at which it opens
+		 * @param waitDurationInOpenState time open before probing
+		 * @param permittedCallsInHalfOpenState number of probes
+		 * @param slowCallDurationThreshold duration of a slow call
+		 * @param slowCallRateThreshold percent of slow calls at which it opens
+		 * @param probe who sends the half-open probes
+		 */
+		public CircuitBreakerSettings(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
+				Duration waitDurationInOpenState, int permittedCallsInHalfOpenState, Duration slowCallDurationThreshold,
+				float slowCallRateThreshold, Probe probe) {
+			this(slidingWindowSize, minimumNumberOfCalls, failureRateThreshold, waitDurationInOpenState,
+					permittedCallsInHalfOpenState, slowCallDurationThreshold, slowCallRateThreshold, probe,
+					DEFAULT_START_ORDER_WAIT);
 		}
 
 		/**

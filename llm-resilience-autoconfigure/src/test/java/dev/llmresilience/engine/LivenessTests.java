@@ -274,7 +274,10 @@ class LivenessTests {
 		});
 		this.upstreams.backup().setDispatcher(answering("from backup"));
 		this.upstreams.runner()
+			// the failures counted as they end: in start order they would wait up to 5 s for the held
+			// calls that started before them (StartOrderTests)
 			.withPropertyValues("llm.endpoints.primary.circuit-breaker.sliding-window-size=4",
+					"llm.endpoints.primary.circuit-breaker.start-order-wait=0ms",
 					"llm.endpoints.primary.first-token-timeout=60s", "llm.defaults.retry.max-attempts=1")
 			.run((context) -> {
 				LlmGateway gateway = context.getBean(LlmGateway.class);
