@@ -290,9 +290,11 @@ public class LlmBreakersEndpoint {
 	 * @param failedCalls failed calls in the window
 	 * @param slowCalls slow calls in the window
 	 * @param notPermittedCalls calls refused while open
+	 * @param heldCalls calls ended whose outcome the closed breaker holds until the calls started
+	 * before them have ended (at most {@code config.startOrderWait}), not yet in the window
 	 */
 	public record BreakerDescriptor(String state, float failureRate, float slowCallRate, int bufferedCalls,
-			int failedCalls, int slowCalls, long notPermittedCalls) {
+			int failedCalls, int slowCalls, long notPermittedCalls, int heldCalls) {
 	}
 
 	/**
@@ -317,9 +319,11 @@ public class LlmBreakersEndpoint {
 	 * @param failureRateThreshold percent at which it opens
 	 * @param waitDurationInOpenState time open before probing, ISO-8601
 	 * @param permittedCallsInHalfOpenState probes
+	 * @param startOrderWait how long the closed breaker holds an outcome for the calls started before
+	 * it, ISO-8601 ({@code PT0S}: counted as they end)
 	 */
 	public record ConfigDescriptor(int slidingWindowSize, int minimumNumberOfCalls, float failureRateThreshold,
-			Duration waitDurationInOpenState, int permittedCallsInHalfOpenState) {
+			Duration waitDurationInOpenState, int permittedCallsInHalfOpenState, Duration startOrderWait) {
 	}
 
 	/**

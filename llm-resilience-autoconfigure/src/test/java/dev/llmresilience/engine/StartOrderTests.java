@@ -1,7 +1,10 @@
 package dev.llmresilience.engine;
 
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
@@ -85,6 +88,7 @@ class StartOrderTests {
 				assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED);
 				assertThat(breaker.getMetrics().getNumberOfFailedCalls()).as("held behind the call started first").isZero();
 				assertThat(endpoint.startOrder().held()).isEqualTo(20);
+				assertThat(describe(endpoint).breaker().heldCalls()).as("what /actuator/llmbreakers shows").isEqualTo(20);
 			})
 			.thenAwait(Duration.ofSeconds(5).minusMillis(1))
 			.then(() -> assertThat(breaker.getState()).isEqualTo(CircuitBreaker.State.CLOSED))
@@ -134,6 +138,12 @@ class StartOrderTests {
 			.verifyComplete();
 		assertThat(breaker.getState()).as("the cancelled call held none of the failures after it").isEqualTo(CircuitBreaker.State.OPEN);
 		assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).isEqualTo(20);
+	}
+
+	private static LlmBreakersEndpoint.EndpointDescriptor describe(LlmEndpoint endpoint) {
+		EndpointRegistry registry = new EndpointRegistry(List.of(endpoint), Map.of("default", List.of("ordered")), List.of());
+		return new EndpointDescriptions(new BreakerTransitions(registry), new EndpointHistory(registry, Clock.systemUTC()))
+			.describe(endpoint);
 	}
 
 	// the answers of n calls started at once, counted
