@@ -130,8 +130,8 @@ public final class LlmEndpoint {
 		this.failures = new UpstreamFailures(clock);
 		this.streamsUpstream = settings.timeouts().upstreamStreaming() && client.supportsStreaming();
 		this.clientStreams = client.supportsStreaming();
-		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
 		this.startOrder = new StartOrder(circuitBreaker, settings.circuitBreaker().startOrderWait().toNanos());
+		circuitBreaker.getEventPublisher().onStateTransition(this::transitioned);
 		this.hang = new HangDetector(this, clock);
 		this.probes = probesItself() ? new SyntheticProbes(this, guard, clock) : null;
 	}
@@ -263,6 +263,9 @@ public final class LlmEndpoint {
 	}
 
 	private void transitioned(CircuitBreakerOnStateTransitionEvent event) {
+		if (event.getStateTransition().getFromState() == CircuitBreaker.State.CLOSED) {
+			this.startOrder.windowEnded();
+		}
 		CircuitBreaker.State to = event.getStateTransition().getToState();
 		if (to == CircuitBreaker.State.OPEN || to == CircuitBreaker.State.FORCED_OPEN) {
 			// released on another thread: the fallback they go on to must not run inside this transition

@@ -26,7 +26,8 @@ import reactor.core.scheduler.Scheduler;
  * and by one timer, armed while something is held for the oldest held outcome's last moment. Only
  * the closed state's window is ordered: a half-open state's probes, and any attempt that
  * ends once the window that admitted it is gone (the breaker opened, or was moved by hand), are
- * recorded as they end, and what that window held goes when the next attempt ends or starts.
+ * recorded as they end, and what that window held goes as the breaker leaves the closed state, into
+ * the state it moves to, where it changes nothing.
  * <p>
  * What it keeps is bounded by the attempts in flight (the bulkhead) and the outcomes held (at most
  * those of {@code wait}); outcomes are recorded outside its lock, one at a time, in the order they
@@ -156,6 +157,19 @@ final class StartOrder {
 			}
 			letGo(now);
 			arm(now, scheduler);
+		}
+		drain();
+	}
+
+	/**
+	 * The breaker has left the closed state (or started a new window in it): what the window held
+	 * goes now, into the state it is in, where it changes nothing.
+	 */
+	void windowEnded() {
+		synchronized (this.lock) {
+			if (this.window != null) {
+				forget();
+			}
 		}
 		drain();
 	}

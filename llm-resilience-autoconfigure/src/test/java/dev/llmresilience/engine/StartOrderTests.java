@@ -126,6 +126,31 @@ class StartOrderTests {
 	}
 
 	@Test
+	void whatTheClosedWindowHeldIsLetGoWhenTheBreakerLeavesItAndTheNextWindowStartsEmpty() {
+		// call 0 takes a minute; the five after it are answered at once and held behind it
+		LlmEndpoint endpoint = endpoint(EndpointSettings.CircuitBreakerSettings.DEFAULT_START_ORDER_WAIT,
+				(call) -> (call == 0) ? answerAfter(Duration.ofMinutes(1)) : answerAfter(Duration.ZERO));
+		CircuitBreaker breaker = endpoint.circuitBreaker();
+		StepVerifier.withVirtualTime(() -> answered(endpoint)
+			.mergeWith(Mono.delay(Duration.ofSeconds(1)).thenMany(Flux.range(0, 5).concatMap((i) -> answered(endpoint))))
+			.count())
+			.thenAwait(Duration.ofSeconds(1))
+			.then(() -> {
+				assertThat(endpoint.startOrder().held()).isEqualTo(5);
+				breaker.transitionToForcedOpenState();
+				assertThat(endpoint.startOrder().held()).as("let go into the forced-open state").isZero();
+				breaker.transitionToClosedState();
+				assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).as("the new window").isZero();
+			})
+			.thenAwait(Duration.ofMinutes(1))
+			.as("call 0 was released by the forced open; the five were answered")
+			.expectNext(5L)
+			.verifyComplete();
+		assertThat(breaker.getMetrics().getNumberOfBufferedCalls()).as("nothing of the old window reached the new one")
+			.isZero();
+	}
+
+	@Test
 	void aCancelledCallHoldsNothingBackAndIsNotCounted() {
 		LlmEndpoint endpoint = endpoint(EndpointSettings.CircuitBreakerSettings.DEFAULT_START_ORDER_WAIT,
 				(call) -> (call == 0) ? answerAfter(Duration.ofMinutes(1)) : serverError());
