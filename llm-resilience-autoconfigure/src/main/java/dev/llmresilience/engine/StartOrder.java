@@ -117,7 +117,12 @@ final class StartOrder {
 			}
 			boolean current = this.running.remove(slot) && slot.window == this.window;
 			if (outcome != null) {
-				if (current) {
+				if (current && this.held.isEmpty()
+						&& (this.running.isEmpty() || this.running.first().sequence > slot.sequence)) {
+					// nothing started before it is still running, nor held: its turn is now
+					this.ready.add(outcome);
+				}
+				else if (current) {
 					slot.outcome = outcome;
 					slot.ended = now;
 					this.held.add(slot);
