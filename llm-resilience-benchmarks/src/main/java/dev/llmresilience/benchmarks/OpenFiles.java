@@ -44,8 +44,9 @@ final class OpenFiles {
 	/**
 	 * The count of each kind (sorted by kind). The descriptors are read before the TCP tables; a
 	 * socket the tables lack is read again: closed meanwhile (a pool letting hundreds go at once),
-	 * it is not counted, and the tables are read again for one opened meanwhile. What is left is a
-	 * socket that is not TCP, or one held open after its connection was gone from the tables.
+	 * it is not counted, and the tables are read again for one not in them yet (made, not yet
+	 * connecting). What is left is a socket that is not TCP, or one held open after its connection
+	 * was gone from the tables.
 	 */
 	Map<String, Long> byKind() {
 		Map<Path, String> targets = new LinkedHashMap<>();
@@ -62,7 +63,8 @@ final class OpenFiles {
 		}
 		Map<String, String> sockets = sockets();
 		if (targets.values().stream().anyMatch((target) -> unknown(target, sockets))) {
-			targets.entrySet().removeIf((entry) -> unknown(entry.getValue(), sockets) && !entry.getValue().equals(target(entry.getKey())));
+			targets.entrySet()
+				.removeIf((entry) -> unknown(entry.getValue(), sockets) && !entry.getValue().equals(target(entry.getKey())));
 			sockets.putAll(sockets());
 		}
 		Map<String, Long> kinds = new TreeMap<>();
