@@ -85,11 +85,20 @@ final class OpenFiles {
 		return target.startsWith("socket:[") && !sockets.containsKey(inode(target));
 	}
 
-	/** The descriptors of {@code kinds} besides the providers' established connections (both ends). */
+	/** The descriptors of {@code kinds} besides the providers' connections (both ends), in any state. */
 	static long besidesProviders(Map<String, Long> kinds) {
 		return kinds.entrySet()
 			.stream()
-			.filter((entry) -> !entry.getKey().equals(PROVIDERS))
+			.filter((entry) -> !entry.getKey().startsWith(PROVIDERS))
+			.mapToLong(Map.Entry::getValue)
+			.sum();
+	}
+
+	/** The providers' connections in {@code kinds} in a state other than ESTABLISHED (e.g. CLOSE_WAIT). */
+	static long providersNotEstablished(Map<String, Long> kinds) {
+		return kinds.entrySet()
+			.stream()
+			.filter((entry) -> entry.getKey().startsWith(PROVIDERS) && !entry.getKey().equals(PROVIDERS))
 			.mapToLong(Map.Entry::getValue)
 			.sum();
 	}
