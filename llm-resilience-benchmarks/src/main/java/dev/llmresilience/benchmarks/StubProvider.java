@@ -260,6 +260,10 @@ final class StubProvider implements AutoCloseable {
 		return this.open.get();
 	}
 
+	int port() {
+		return this.server.port();
+	}
+
 	String baseUrl() {
 		return "http://127.0.0.1:" + this.server.port() + "/v1";
 	}
