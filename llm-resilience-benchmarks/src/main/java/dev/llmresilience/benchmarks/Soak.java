@@ -87,7 +87,8 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
  * {@code cycleMinutes/5} into each cycle), {@code errorRate} (0.05), {@code sampleSeconds} (60),
  * {@code deferralDelaySeconds} (15), {@code retentionSeconds} (300: how long an ended deferred
  * request's outcome stays in Redis; with the default hour, keys would grow all run by design),
- * {@code bulkhead} (1000), {@code window20} (false: the breakers' window and minimum are 100, see the note in {@code properties}),
+ * {@code bulkhead} (1000), {@code endOrder} (false: the breakers count calls in the order they start; true: as they end),
+ * {@code window100} (false: the breakers' built-in window and minimum of 20; true: 100 and 100),
  * {@code log} (target/soak.log: every WARN and ERROR line), {@code seed} (1), {@code inject} (none).
  */
 public final class Soak {
@@ -222,11 +223,16 @@ public final class Soak {
 		// 500 calls/s of 0.4 s each are 200 in flight; a hang holds calls until it is known, and an open
 		// hands them all to the backup at once
 		properties.put("llm.defaults.bulkhead.max-concurrent-calls", Integer.getInteger("bulkhead", 1000));
-		// At 500 calls/s the 5 % of calls that fail at once end before any success (0.4 s): at the
-		// default window and minimum of 20 they open a backup that traffic moves to, and reopen a
-		// primary as soon as it closes (docs/configuration.md, "The window at high call rates");
-		// -Dwindow20 keeps the defaults to see it
-		if (!Boolean.getBoolean("window20")) {
+		// The breakers at the built-in defaults (a window of 20). At 500 calls/s the 5 % of calls that
+		// fail at once end before any success (0.4 s): counted in the order they end, they opened a
+		// backup that traffic moved to, and reopened a primary as soon as it closed; counted in the
+		// order they start, they do not (docs/configuration.md, "The window counts calls in the order
+		// they started"). -DendOrder counts them as they end, to see it; -Dwindow100 sets the window
+		// and minimum of 100 of the runs before that
+		if (Boolean.getBoolean("endOrder")) {
+			properties.put("llm.defaults.circuit-breaker.start-order-wait", "0ms");
+		}
+		if (Boolean.getBoolean("window100")) {
 			properties.put("llm.defaults.circuit-breaker.sliding-window-size", 100);
 			properties.put("llm.defaults.circuit-breaker.minimum-number-of-calls", 100);
 		}
