@@ -94,7 +94,9 @@ final class Endpoints implements AutoCloseable {
 			.circuitBreaker(new EndpointSettings.CircuitBreakerSettings(breaker.slidingWindowSize(),
 					breaker.minimumNumberOfCalls(), breaker.failureRateThreshold(),
 					scaled(breaker.waitDurationInOpenState(), scale), breaker.permittedCallsInHalfOpenState(),
-					scaled(breaker.slowCallDurationThreshold(), scale), breaker.slowCallRateThreshold(), breaker.probe()))
+					scaled(breaker.slowCallDurationThreshold(), scale), breaker.slowCallRateThreshold(), breaker.probe(),
+					// -DstartOrderWaitMillis=0 counts calls as they end, for an A/B of the start order's cost
+					Duration.ofMillis(Long.getLong("startOrderWaitMillis", breaker.startOrderWait().toMillis()))))
 			.retry(new EndpointSettings.RetrySettings(retry.maxAttempts(), scaled(retry.initialBackoff(), scale),
 					retry.multiplier(), scaled(retry.maxBackoff(), scale), retry.jitter(),
 					scaled(retry.maxRetryAfter(), scale)))
