@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.llmresilience.chat.Attempt;
@@ -148,7 +149,22 @@ class CapacityTests {
 	 * storm replay: 61 429s in 10 minutes without, 0 with).
 	 */
 	@Test
-	void callsInFlightWhenAWindowIsFirstAnnouncedCountAgainstIt() {
+	void callsInFlightWhenAWindowIsFirstAnnouncedCountAgainstIt() throws InterruptedException {
+		// The scenario needs its first three calls at the provider together. Once, in a full CI run, two
+		// fresh connections to the provider's MockWebServer were closed before it read their requests
+		// (PrematureCloseException BEFORE response, cause not found); they fell back, and that try proved
+		// nothing about the gateway. Such a try is run again, on a fresh context, at most 3 times.
+		for (int attempt = 1; !windowAnnouncedWithCallsInFlight(); attempt++) {
+			assertThat(attempt).as("tries whose first three calls did not all reach the provider").isLessThan(3);
+		}
+	}
+
+	/**
+	 * @return whether the scenario was set up (its first three calls reached the provider), its
+	 * assertions then made
+	 */
+	private boolean windowAnnouncedWithCallsInFlight() throws InterruptedException {
+		AtomicBoolean setUp = new AtomicBoolean();
 		try (FakeUpstream upstreams = FakeUpstream.start()) {
 			RateLimitedProvider limited = provider(Wire.OPENAI, 5, Duration.ofSeconds(60));
 			CountDownLatch arrived = new CountDownLatch(3);
@@ -184,6 +200,13 @@ class CapacityTests {
 				for (int i = 0; i < 3; i++) {
 					gateway.chat(ChatRequest.ofUser("hello")).subscribe(first::add);
 				}
+				if (!arrived.await(10, TimeUnit.SECONDS)) {
+					System.out.println("CapacityTests: " + order.get() + " of the first 3 calls reached the provider, "
+							+ first.size() + " answered elsewhere: trying again");
+					release.countDown();
+					return;
+				}
+				setUp.set(true);
 				await().atMost(Duration.ofSeconds(10)).until(() -> first.size() == 1);
 				// 4 left as the first answer said, less the 2 in flight: 2, for 4 calls sent at once
 				List<ChatResponse> then = new CopyOnWriteArrayList<>();
@@ -203,6 +226,7 @@ class CapacityTests {
 				assertThat(limited.refused()).as("429s").isZero();
 			});
 		}
+		return setUp.get();
 	}
 
 	@Test
