@@ -39,6 +39,10 @@ final class DeferredStream {
 
 	private static final RedisScript<List> RECLAIM = RedisScripts.load("deferred-reclaim", List.class);
 
+	private static final RedisScript<List> IDLE = RedisScripts.load("deferred-idle", List.class);
+
+	private static final RedisScript<List> REHAND = RedisScripts.load("deferred-rehand", List.class);
+
 	private final RedisFleet fleet;
 
 	private final Duration retention;
@@ -106,6 +110,36 @@ final class DeferredStream {
 	Mono<List> reclaim() {
 		return this.fleet.script(RECLAIM, List.of(this.stream, this.fleet.key("replicas")), GROUP, this.fleet.replica(),
 				this.fleet.settings().replicaTimeout().toMillis(), 100, this.fleet.key("deferred:"));
+	}
+
+	/**
+	 * A page of the messages the group holds for this replica that nothing handed to it for
+	 * {@code replica-timeout}: the ids, oldest first.
+	 * @param after the id the page starts after, or {@code -} for the first page
+	 * @param count the page's size
+	 */
+	@SuppressWarnings("unchecked")
+	Mono<List<String>> idle(String after, int count) {
+		return this.fleet.script(IDLE, List.of(this.stream), GROUP, this.fleet.replica(),
+				this.fleet.settings().replicaTimeout().toMillis(), after, count)
+			.map((ids) -> ((List<Object>) ids).stream().map(String::valueOf).toList());
+	}
+
+	/**
+	 * Hand again messages of this replica's whose hand-over it never heard of (a lost reply), if they
+	 * are still idle: {@code id, digest, ticket, json, ...}, as {@link #reclaim} hands them.
+	 * @param ids the messages
+	 */
+	Mono<List> rehand(List<String> ids) {
+		Object[] args = new Object[4 + ids.size()];
+		args[0] = GROUP;
+		args[1] = this.fleet.replica();
+		args[2] = this.fleet.settings().replicaTimeout().toMillis();
+		args[3] = this.fleet.key("deferred:");
+		for (int i = 0; i < ids.size(); i++) {
+			args[4 + i] = ids.get(i);
+		}
+		return this.fleet.script(REHAND, List.of(this.stream), args);
 	}
 
 	/** Make the group if missing, then the ids of the messages the group holds for this replica. */

@@ -1,6 +1,7 @@
 package dev.llmresilience.redis;
 
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +32,8 @@ import reactor.core.publisher.Mono;
  * asks again each heartbeat until that event is out, or publishes it once that replica has had
  * {@code replica-timeout} to publish it and has not (a replica taken for gone that publishes later
  * makes it come twice). So an event comes at least once (twice if a replica dies after it published
- * and before Redis heard of it).
+ * and before Redis heard of it). Messages handed to this replica in a reply it lost are taken back
+ * once idle for {@code replica-timeout} ({@link #rehandLost}).
  *
  * <p>A new request's ticket is given once Redis has acknowledged its entry ({@link #add}); when
  * Redis is unavailable, or does not answer within the command timeout, it is held here and reported
@@ -48,6 +50,9 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	private static final Log logger = LogFactory.getLog(RedisDeferredStore.class);
 
 	private static final int BATCH = 32;
+
+	/** The idle messages of this replica's looked at each heartbeat. */
+	private static final int IDLE_PAGE = 100;
 
 	/** A request taken off the stream: its message id, digest, ticket and JSON. */
 	private static final int TAKEN = 4;
@@ -73,6 +78,9 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 
 	/** Unreadable entries taken here whose FAILED end Redis has not acknowledged yet, by digest. */
 	private final Map<String, Unreadable> unreadable = new ConcurrentHashMap<>();
+
+	/** Where the last page of this replica's idle messages ended ({@link #rehandLost}); {@code -} to start over. */
+	private volatile String idleAfter = "-";
 
 	private volatile @Nullable Runner runner;
 
@@ -373,6 +381,15 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 	 * @return how many were handed
 	 */
 	private int adopt(List<?> taken) {
+		return adopt(taken, false);
+	}
+
+	/**
+	 * @param lost whether these were handed again after a lost reply: one whose ticket this
+	 * replica holds (it runs it, or its add, sent again, will hand it) is left to that, and not
+	 * counted
+	 */
+	private int adopt(List<?> taken, boolean lost) {
 		Runner here = this.runner;
 		int count = 0;
 		for (int i = 0; here != null && i + TAKEN <= taken.size(); i += TAKEN) {
@@ -387,6 +404,11 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 				this.unreadable.put(digest, new Unreadable(id, String.valueOf(taken.get(i + 2)),
 						"Its entry in Redis could not be read: " + ex.getMessage()));
 				endUnreadable(digest);
+				continue;
+			}
+			if (lost && this.held.containsKey(entry.ticket())) {
+				// held here after all: run here, or to be handed by its add sent again (not counted)
+				count--;
 				continue;
 			}
 			if (entry.state() != DeferredResult.State.PENDING) {
@@ -468,6 +490,7 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 		this.awaiting.forEach(this::recheckTheirs);
 		this.evented.forEach(this::published);
 		poll();
+		rehandLost();
 		this.redis.reclaim().subscribe((taken) -> {
 			int count = adopt(taken);
 			if (count > 0) {
@@ -475,6 +498,55 @@ final class RedisDeferredStore implements DeferredStore, AutoCloseable {
 			}
 		}, this::failed);
 		this.redis.size().subscribe((count) -> this.fleetPending = count.intValue(), (error) -> { });
+	}
+
+	/**
+	 * Run the requests the group holds for this replica that it never heard of. A poll, an add or a
+	 * takeover hands messages to this replica in its reply; when that reply is lost (the command
+	 * timed out on a busy machine, the connection dropped) after Redis ran it, the messages are this
+	 * replica's on the stream and nobody runs them: no other replica takes over the messages of one
+	 * that heartbeats. Each heartbeat looks at a page of this replica's messages that nothing handed
+	 * to it for {@code replica-timeout} (far longer than a reply is on its way), and those it does not
+	 * hold, or hold the event of, are handed to it again and run, as a takeover would run them.
+	 */
+	private void rehandLost() {
+		Runner here = this.runner;
+		if (here == null || !this.fleet.isAvailable()) {
+			return;
+		}
+		this.redis.idle(this.idleAfter, IDLE_PAGE).subscribe((ids) -> {
+			this.idleAfter = (ids.size() < IDLE_PAGE) ? "-" : ids.get(ids.size() - 1);
+			Set<String> known = knownIds();
+			List<String> lost = ids.stream().filter((id) -> !known.contains(id)).toList();
+			if (lost.isEmpty()) {
+				return;
+			}
+			this.redis.rehand(lost).subscribe((taken) -> {
+				int count = adopt(taken, true);
+				if (count > 0) {
+					logger.warn("Ran " + count + " deferred LLM request(s) that Redis had handed to this replica in "
+							+ "a reply it never received (a command timeout or a dropped connection), "
+							+ this.fleet.settings().replicaTimeout().toSeconds() + " s or more after they were due");
+				}
+			}, this::failed);
+		}, this::failed);
+	}
+
+	/** The messages this replica knows it holds: the requests it runs or ended, and the events it owes or awaits. */
+	private Set<String> knownIds() {
+		Set<String> known = new HashSet<>(this.evented.values());
+		this.held.values().forEach((kept) -> {
+			if (kept.id != null) {
+				known.add(kept.id);
+			}
+		});
+		this.awaiting.values().forEach((kept) -> {
+			if (kept.id != null) {
+				known.add(kept.id);
+			}
+		});
+		this.unreadable.values().forEach((entry) -> known.add(entry.id));
+		return known;
 	}
 
 	/**

@@ -22,6 +22,7 @@ import dev.llmresilience.spi.DeferredStore;
 import dev.llmresilience.spi.DeferredStore.DeferredEntry;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import org.junit.jupiter.api.AfterEach;
@@ -391,6 +392,51 @@ class RedisDeferredStoreTests {
 				+ "acknowledged them are lost with this replica").doesNotContain("dfr_lost");
 	}
 
+	@Test
+	void aRequestHandedToThisReplicaInAReplyItNeverReceivedIsRunOnceAfterItsReplicaTimeout(CapturedOutput output) {
+		Replica a = replica("a", Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(1));
+		await().atMost(WAIT).until(() -> a.fleet.isAvailable());
+		// a poll whose reply was lost after Redis ran it (a command timeout): the group holds the
+		// message for a, and a never heard of it; no other replica would take it over from a live one
+		handedUnheard("dfr_unheard", "a");
+		await().atMost(WAIT).untilAsserted(() -> assertThat(a.runner.ran).extracting(DeferredEntry::ticket)
+			.containsExactly("dfr_unheard"));
+		// handed again once: while a holds it, its message is a's known one however long it waits
+		await().during(Duration.ofMillis(2500)).atMost(WAIT)
+			.untilAsserted(() -> assertThat(a.runner.ran).as("run once").hasSize(1));
+		assertThat(output).contains("Ran 1 deferred LLM request(s) that Redis had handed to this replica in a reply "
+				+ "it never received").doesNotContain("dfr_unheard");
+		a.store.end(a.runner.ran.get(0).completed(answer(), CREATED.plusSeconds(5)), () -> { });
+		await().atMost(WAIT).untilAsserted(() -> assertThat(this.commands.hget(hash("dfr_unheard"), "state"))
+			.isEqualTo("COMPLETED"));
+	}
+
+	@Test
+	void aRequestThisReplicaRunsLongerThanItsReplicaTimeoutIsNotHandedAgain() {
+		Replica a = replica("a", Duration.ofMillis(100), Duration.ofSeconds(3), Duration.ofSeconds(1));
+		a.store.add(pending("dfr_long")).block(WAIT);
+		assertThat(a.runner.ran).hasSize(1);
+		// its attempt (or its backoff) outlasts the replica timeout: its message idles, known to a
+		await().during(Duration.ofMillis(3000)).atMost(WAIT)
+			.untilAsserted(() -> assertThat(a.runner.ran).as("run once").hasSize(1));
+		assertThat(this.commands.xpending(PREFIX + "deferred", DeferredStream.GROUP).getCount()).isOne();
+	}
+
+	// what a poll whose reply is lost leaves: a new request on the stream, and the group's hand-over
+	// of its message to the replica, in one step, so that the replica's own polls never see it
+	private void handedUnheard(String ticket, String replica) {
+		String digest = TicketDigest.of(ticket);
+		String script = "redis.call('HSET', KEYS[1], 'state', 'PENDING', 'ticket', ARGV[1], 'json', ARGV[2]) "
+				+ "local id = redis.call('XADD', KEYS[2], '*', 'key', ARGV[3]) "
+				+ "redis.call('HSET', KEYS[1], 'id', id) "
+				+ "redis.call('XREADGROUP', 'GROUP', ARGV[4], ARGV[5], 'COUNT', 1, 'STREAMS', KEYS[2], '>') return id";
+		this.commands.eval(script, ScriptOutputType.VALUE,
+				new String[] { PREFIX + "deferred:" + digest, PREFIX + "deferred" }, ticket,
+				new DeferredCodec().write(pending(ticket)), digest, DeferredStream.GROUP, replica);
+		assertThat(this.commands.xpending(PREFIX + "deferred", DeferredStream.GROUP).getCount())
+			.as("held for " + replica).isOne();
+	}
+
 	// replica b's end of a request whose message a holds, as deferred-end.lua records an end that counts
 	// with its event due on that message: b's answer, and the further fields given
 	private void endedByB(DeferredEntry entry, Map<String, String> fields) {
@@ -436,12 +482,16 @@ class RedisDeferredStoreTests {
 	}
 
 	private Replica replica(String name, Duration heartbeat, Duration timeout) {
+		return replica(name, heartbeat, timeout, Duration.ofSeconds(10));
+	}
+
+	private Replica replica(String name, Duration heartbeat, Duration timeout, Duration replicaTimeout) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration("127.0.0.1", this.redis.port()));
 		factory.afterPropertiesSet();
 		factory.start();
 		RedisFleet fleet = new RedisFleet(factory, new RedisSharedState.RedisSettings(PREFIX, name,
-				timeout, heartbeat, Duration.ofSeconds(10)), Clock.systemUTC());
+				timeout, heartbeat, replicaTimeout), Clock.systemUTC());
 		RedisDeferredStore store = new RedisDeferredStore(fleet, Duration.ofMinutes(5));
 		Recorder runner = new Recorder();
 		this.closing.push(factory::destroy);
