@@ -239,6 +239,16 @@ class BadConfigurationTests {
 	}
 
 	@Test
+	void negativeStartOrderWaitIsRejectedInDefaultsAndOnAnEndpoint() {
+		assertRejected(withEndpoint("llm.defaults.circuit-breaker.start-order-wait=-1s"),
+				"llm.defaults.circuit-breaker.start-order-wait", "is PT-1S, but must not be negative",
+				"Use 0ms or a positive duration.");
+		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.start-order-wait=-250ms"),
+				"llm.endpoints.main.circuit-breaker.start-order-wait", "is PT-0.25S, but must not be negative",
+				"Use 0ms or a positive duration.");
+	}
+
+	@Test
 	void zeroSlidingWindowIsRejected() {
 		assertRejected(withEndpoint("llm.endpoints.main.circuit-breaker.sliding-window-size=0"),
 				"llm.endpoints.main.circuit-breaker.sliding-window-size", "is 0, but must be at least 1",
