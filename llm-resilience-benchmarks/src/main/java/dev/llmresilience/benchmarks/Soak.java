@@ -145,7 +145,7 @@ public final class Soak {
 			Tickets tickets = new Tickets(TimeUnit.SECONDS.toNanos(settings.retentionSeconds()));
 			AnnotationConfigApplicationContext context = FleetSupport.replica(properties(settings, redisPort, primary, backup),
 					List.of((ApplicationListener<DeferredRequestCompletedEvent>) (event) -> tickets.ended(event.getTicket(), true),
-							(ApplicationListener<DeferredRequestFailedEvent>) (event) -> tickets.ended(event.getTicket(), false)));
+							(ApplicationListener<DeferredRequestFailedEvent>) (event) -> tickets.failed(event.getTicket(), event.getReason())));
 			RedisClient client = RedisClient.create(RedisURI.create("127.0.0.1", redisPort));
 			try (StatefulRedisConnection<String, String> connection = client.connect()) {
 				LEAK_REDIS.set(connection.async());
@@ -487,6 +487,9 @@ public final class Soak {
 
 		final LongAdder endedTwice = new LongAdder();
 
+		/** The failed tickets' reasons, by kind (numbers and quoted parts left out). */
+		final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
+
 		void given(String ticket) {
 			this.given.increment();
 			// an end may come before the DEFERRED answer is seen here
@@ -496,6 +499,11 @@ public final class Soak {
 					this.open.remove(ticket);
 				}
 			}
+		}
+
+		void failed(String ticket, String reason) {
+			increment(this.failures, LogCount.kind(reason));
+			ended(ticket, false);
 		}
 
 		void ended(String ticket, boolean completed) {
@@ -736,6 +744,7 @@ public final class Soak {
 			print(load.attempts, "  %-40s %,10d%n");
 			System.out.printf(Locale.ROOT, "tickets: %d given, %d completed, %d failed, %d open, %d ended twice%n",
 					tickets.given(), tickets.completed.sum(), tickets.failed.sum(), tickets.open(), tickets.endedMoreThanOnce());
+			print(tickets.failures, "  failed: %2$,d  %1$s%n");
 			System.out.println("log lines by kind:");
 			logs.kinds().forEach((kind, count) -> System.out.printf(Locale.ROOT, "  %,8d  %s%n", count, kind));
 			System.out.println();
