@@ -37,11 +37,11 @@ final class DeferredStream {
 
 	private static final RedisScript<List> POLL = RedisScripts.load("deferred-poll", List.class);
 
-	private static final RedisScript<List> RECLAIM = RedisScripts.load("deferred-take", "deferred-reclaim", List.class);
+	private static final RedisScript<List> RECLAIM = RedisScripts.load("deferred-reclaim", List.class);
 
 	private static final RedisScript<List> IDLE = RedisScripts.load("deferred-idle", List.class);
 
-	private static final RedisScript<List> REHAND = RedisScripts.load("deferred-take", "deferred-rehand", List.class);
+	private static final RedisScript<List> REHAND = RedisScripts.load("deferred-rehand", List.class);
 
 	private final RedisFleet fleet;
 

@@ -28,26 +28,9 @@ final class RedisScripts {
 	 * @return the script
 	 */
 	static <T> RedisScript<T> load(String name, Class<T> resultType) {
-		return RedisScript.of(read(name), resultType);
-	}
-
-	/**
-	 * A script with the functions it shares with others in front of it: Redis runs each script on
-	 * its own, with nothing to import, so the shared part is read into each one here.
-	 * @param <T> the result's type
-	 * @param shared the file holding the shared functions, without {@code .lua}
-	 * @param name the script's file, without {@code .lua}
-	 * @param resultType the result's type
-	 * @return the script
-	 */
-	static <T> RedisScript<T> load(String shared, String name, Class<T> resultType) {
-		return RedisScript.of(read(shared) + "\n" + read(name), resultType);
-	}
-
-	private static String read(String name) {
 		ClassPathResource file = new ClassPathResource(DIRECTORY + name + ".lua");
 		try {
-			return file.getContentAsString(StandardCharsets.UTF_8);
+			return RedisScript.of(file.getContentAsString(StandardCharsets.UTF_8), resultType);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not read the Redis script " + file.getPath()

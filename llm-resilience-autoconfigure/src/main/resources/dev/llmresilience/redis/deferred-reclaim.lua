@@ -1,5 +1,5 @@
 -- Take over the requests of replicas that are gone: not heard from for ARGV[3] ms, or never heard
--- from. Atomic, so that two replicas never take over the same request. Read after deferred-take.lua.
+-- from. Atomic, so that two replicas never take over the same request.
 -- KEYS[1] the stream, KEYS[2] the replicas (sorted set of last heartbeats)
 -- ARGV[1] group, ARGV[2] this replica, ARGV[3] how long a replica may go unheard (ms, by Redis's clock),
 -- ARGV[4] how many per replica, ARGV[5] entry key prefix
@@ -23,7 +23,19 @@ for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
         table.insert(ids, message[1])
       end
       for _, message in ipairs(redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, unpack(ids))) do
-        take(taken, KEYS[1], ARGV[1], ARGV[5], message)
+        local entry = message and (ARGV[5] .. message[2][2])
+        if not entry then
+          -- deleted from the stream while pending: nothing to take over
+        elseif redis.call('HGET', entry, 'state') == 'PENDING'
+            or redis.call('HGET', entry, 'event') == message[1] then
+          table.insert(taken, message[1])
+          table.insert(taken, message[2][2])
+          table.insert(taken, redis.call('HGET', entry, 'ticket') or '')
+          table.insert(taken, redis.call('HGET', entry, 'json') or '')
+        else
+          redis.call('XACK', KEYS[1], ARGV[1], message[1])
+          redis.call('XDEL', KEYS[1], message[1])
+        end
       end
     end
     if pending <= tonumber(ARGV[4]) then
